@@ -1,0 +1,216 @@
+// AEAD_AES_128_GCM_SIV and AEAD_AES_256_GCM_SIV (RFC 8452), shaped like
+// System.Security.Cryptography.AesGcm and source-compatible with the archived AES-GCM-SIV 0.3.x
+// package (same namespace, same type name, same calls).
+//
+// This file owns the public contract: argument validation, the key's lifetime and the choice of
+// backend. The algorithm itself is Internal/GcmSiv.cs.
+
+using System;
+using System.Globalization;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Security.Cryptography;
+using Cryptography.Internal;
+
+namespace Cryptography;
+
+/// <summary>
+/// Authenticated encryption with associated data using AES-GCM-SIV (RFC 8452): AES-GCM's speed with
+/// resistance to nonce misuse. Encrypting two messages under the same key and nonce reveals only
+/// whether the two messages (and their associated data) were identical.
+/// </summary>
+/// <remarks>
+/// <para>Keys are 16 bytes (AEAD_AES_128_GCM_SIV) or 32 bytes (AEAD_AES_256_GCM_SIV); nonces are 12
+/// bytes; tags are 16 bytes. The ciphertext has the same length as the plaintext.</para>
+/// <para>An instance is immutable after construction: any number of threads may call
+/// <see cref="Encrypt(ReadOnlySpan{byte}, ReadOnlySpan{byte}, Span{byte}, Span{byte}, ReadOnlySpan{byte})"/>
+/// and <see cref="Decrypt(ReadOnlySpan{byte}, ReadOnlySpan{byte}, ReadOnlySpan{byte}, Span{byte}, ReadOnlySpan{byte})"/>
+/// on it at once. Calls do not allocate. <see cref="Dispose"/> wipes the key schedule; it must not
+/// race with calls in flight.</para>
+/// </remarks>
+public sealed class AesGcmSiv : IDisposable
+{
+    private const int NonceSize = 12;
+    private const int TagSize = 16;
+
+    // The key-generating key's schedule lives in a pinned array so the garbage collector never
+    // leaves a copy of it behind when it compacts the heap; Dispose wipes it.
+    private readonly ulong[] _keyGeneratingKeySchedule;
+    private readonly int _rounds;
+    private readonly AesGcmSivBackend _backend;
+    private volatile bool _disposed;
+
+    /// <summary>Creates an instance with the given key, using <see cref="ActiveBackend"/>.</summary>
+    /// <param name="key">The key-generating key: 16 or 32 bytes.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="key"/> is <see langword="null"/>.</exception>
+    /// <exception cref="CryptographicException"><paramref name="key"/> is not 16 or 32 bytes long.</exception>
+    public AesGcmSiv(byte[] key)
+        : this(new ReadOnlySpan<byte>(key ?? throw new ArgumentNullException(nameof(key))))
+    {
+    }
+
+    /// <summary>Creates an instance with the given key, using <see cref="ActiveBackend"/>.</summary>
+    /// <param name="key">The key-generating key: 16 or 32 bytes.</param>
+    /// <exception cref="CryptographicException"><paramref name="key"/> is not 16 or 32 bytes long.</exception>
+    public AesGcmSiv(ReadOnlySpan<byte> key)
+        : this(key, Backends.Active)
+    {
+    }
+
+    /// <summary>Creates an instance that runs a named backend; for tests and benchmarks.</summary>
+    /// <exception cref="PlatformNotSupportedException">This machine cannot run <paramref name="backend"/>.</exception>
+    internal AesGcmSiv(ReadOnlySpan<byte> key, AesGcmSivBackend backend)
+    {
+        if (key.Length != 16 && key.Length != 32)
+        {
+            throw new CryptographicException(Messages.InvalidKeySize);
+        }
+
+        if (!Backends.IsSupported(backend))
+        {
+            throw new PlatformNotSupportedException(string.Format(CultureInfo.InvariantCulture, Messages.BackendNotSupported, backend));
+        }
+
+        _backend = backend;
+        _rounds = key.Length == 16 ? 10 : 14;
+        _keyGeneratingKeySchedule = GC.AllocateArray<ulong>(AesKeySchedule.Length, pinned: true);
+        Backends.ExpandKey(backend, key, ref Schedule);
+    }
+
+    /// <summary>Gets a value that indicates whether AES-GCM-SIV is supported: always <see langword="true"/>,
+    /// since a portable backend runs everywhere.</summary>
+    public static bool IsSupported => true;
+
+    /// <summary>Gets the backend this process uses, chosen once at startup, widest instruction set first.</summary>
+    public static AesGcmSivBackend ActiveBackend => Backends.Active;
+
+    /// <summary>Gets the key sizes, in bytes, that the algorithm supports: 16 and 32.</summary>
+    public static KeySizes KeyByteSizes { get; } = new KeySizes(16, 32, 16);
+
+    /// <summary>Gets the nonce sizes, in bytes, that the algorithm supports: 12.</summary>
+    public static KeySizes NonceByteSizes { get; } = new KeySizes(NonceSize, NonceSize, 1);
+
+    /// <summary>Gets the tag sizes, in bytes, that the algorithm supports: 16.</summary>
+    public static KeySizes TagByteSizes { get; } = new KeySizes(TagSize, TagSize, 1);
+
+    /// <summary>The backend this instance runs.</summary>
+    internal AesGcmSivBackend Backend => _backend;
+
+    private ref AesKeySchedule Schedule =>
+        ref Unsafe.As<ulong, AesKeySchedule>(ref MemoryMarshal.GetArrayDataReference(_keyGeneratingKeySchedule));
+
+    /// <summary>Encrypts the plaintext into the ciphertext buffer and writes the authentication tag.</summary>
+    /// <param name="nonce">The 12-byte nonce. Repeating it with the same key reveals only whether the messages were equal.</param>
+    /// <param name="plaintext">The content to encrypt.</param>
+    /// <param name="ciphertext">The buffer that receives the ciphertext; as long as <paramref name="plaintext"/>.</param>
+    /// <param name="tag">The 16-byte buffer that receives the authentication tag.</param>
+    /// <param name="associatedData">Data authenticated but not encrypted; may be <see langword="null"/>.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="nonce"/>, <paramref name="plaintext"/>, <paramref name="ciphertext"/> or <paramref name="tag"/> is <see langword="null"/>.</exception>
+    /// <exception cref="ArgumentException">A buffer has the wrong size, or the buffers overlap other than exactly in place.</exception>
+    /// <exception cref="ObjectDisposedException">The instance has been disposed.</exception>
+    public void Encrypt(byte[] nonce, byte[] plaintext, byte[] ciphertext, byte[] tag, byte[]? associatedData = null)
+    {
+        ArgumentNullException.ThrowIfNull(nonce);
+        ArgumentNullException.ThrowIfNull(plaintext);
+        ArgumentNullException.ThrowIfNull(ciphertext);
+        ArgumentNullException.ThrowIfNull(tag);
+        Encrypt((ReadOnlySpan<byte>)nonce, plaintext, ciphertext, tag, associatedData);
+    }
+
+    /// <summary>Encrypts the plaintext into the ciphertext buffer and writes the authentication tag.</summary>
+    /// <param name="nonce">The 12-byte nonce. Repeating it with the same key reveals only whether the messages were equal.</param>
+    /// <param name="plaintext">The content to encrypt.</param>
+    /// <param name="ciphertext">The buffer that receives the ciphertext; as long as <paramref name="plaintext"/>.
+    /// It may be the very same memory as <paramref name="plaintext"/> (in place) but must not overlap it otherwise.</param>
+    /// <param name="tag">The 16-byte buffer that receives the authentication tag.</param>
+    /// <param name="associatedData">Data authenticated but not encrypted.</param>
+    /// <exception cref="ArgumentException">A buffer has the wrong size, or the buffers overlap other than exactly in place.</exception>
+    /// <exception cref="ObjectDisposedException">The instance has been disposed.</exception>
+    public void Encrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData = default)
+    {
+        CheckParameters(nonce, plaintext, ciphertext, tag.Length, nameof(ciphertext));
+        if (tag.Overlaps(ciphertext))
+        {
+            throw new ArgumentException(Messages.TagOverlapsCiphertext, nameof(tag));
+        }
+
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        Backends.Encrypt(_backend, in Schedule, _rounds, nonce, plaintext, ciphertext, tag, associatedData);
+    }
+
+    /// <summary>Verifies the tag and decrypts the ciphertext into the plaintext buffer.</summary>
+    /// <param name="nonce">The 12-byte nonce the message was encrypted with.</param>
+    /// <param name="ciphertext">The encrypted content.</param>
+    /// <param name="tag">The 16-byte authentication tag.</param>
+    /// <param name="plaintext">The buffer that receives the plaintext; as long as <paramref name="ciphertext"/>.
+    /// On failure it is filled with zeros.</param>
+    /// <param name="associatedData">The associated data the message was encrypted with; may be <see langword="null"/>.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="nonce"/>, <paramref name="ciphertext"/>, <paramref name="tag"/> or <paramref name="plaintext"/> is <see langword="null"/>.</exception>
+    /// <exception cref="ArgumentException">A buffer has the wrong size, or the buffers overlap other than exactly in place.</exception>
+    /// <exception cref="AuthenticationTagMismatchException">The tag does not match: the message, nonce, associated data or key is wrong. The plaintext buffer has been zeroed.</exception>
+    /// <exception cref="ObjectDisposedException">The instance has been disposed.</exception>
+    public void Decrypt(byte[] nonce, byte[] ciphertext, byte[] tag, byte[] plaintext, byte[]? associatedData = null)
+    {
+        ArgumentNullException.ThrowIfNull(nonce);
+        ArgumentNullException.ThrowIfNull(ciphertext);
+        ArgumentNullException.ThrowIfNull(tag);
+        ArgumentNullException.ThrowIfNull(plaintext);
+        Decrypt((ReadOnlySpan<byte>)nonce, ciphertext, tag, plaintext, associatedData);
+    }
+
+    /// <summary>Verifies the tag and decrypts the ciphertext into the plaintext buffer.</summary>
+    /// <param name="nonce">The 12-byte nonce the message was encrypted with.</param>
+    /// <param name="ciphertext">The encrypted content.</param>
+    /// <param name="tag">The 16-byte authentication tag.</param>
+    /// <param name="plaintext">The buffer that receives the plaintext; as long as <paramref name="ciphertext"/>.
+    /// It may be the very same memory as <paramref name="ciphertext"/> (in place) but must not overlap it otherwise.
+    /// On failure it is filled with zeros: unverified plaintext is never released.</param>
+    /// <param name="associatedData">The associated data the message was encrypted with.</param>
+    /// <exception cref="ArgumentException">A buffer has the wrong size, or the buffers overlap other than exactly in place.</exception>
+    /// <exception cref="AuthenticationTagMismatchException">The tag does not match: the message, nonce, associated data or key is wrong. The plaintext buffer has been zeroed.</exception>
+    /// <exception cref="ObjectDisposedException">The instance has been disposed.</exception>
+    public void Decrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData = default)
+    {
+        CheckParameters(nonce, ciphertext, plaintext, tag.Length, nameof(plaintext));
+        ObjectDisposedException.ThrowIf(_disposed, this);
+
+        bool authentic = Backends.Decrypt(_backend, in Schedule, _rounds, nonce, ciphertext, tag, plaintext, associatedData);
+        if (!authentic)
+        {
+            // GcmSiv has already zeroed the plaintext buffer.
+            throw new AuthenticationTagMismatchException();
+        }
+    }
+
+    /// <summary>Wipes the key schedule. Later calls throw <see cref="ObjectDisposedException"/>.</summary>
+    public void Dispose()
+    {
+        _disposed = true;
+        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(_keyGeneratingKeySchedule.AsSpan()));
+    }
+
+    private static void CheckParameters(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> input, ReadOnlySpan<byte> output, int tagLength, string outputName)
+    {
+        if (nonce.Length != NonceSize)
+        {
+            throw new ArgumentException(Messages.InvalidNonceSize, nameof(nonce));
+        }
+
+        if (tagLength != TagSize)
+        {
+            throw new ArgumentException(Messages.InvalidTagSize, "tag");
+        }
+
+        if (input.Length != output.Length)
+        {
+            throw new ArgumentException(Messages.PlaintextCiphertextLengthMismatch, outputName);
+        }
+
+        // Exactly in place is fine (CTR reads each block before writing it); any other overlap
+        // would make the output depend on bytes it has already overwritten.
+        if (input.Overlaps(output, out int offset) && offset != 0)
+        {
+            throw new ArgumentException(Messages.OverlappingBuffers, outputName);
+        }
+    }
+}

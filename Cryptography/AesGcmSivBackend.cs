@@ -1,0 +1,26 @@
+namespace Cryptography;
+
+/// <summary>
+/// The implementation of AES-GCM-SIV that <see cref="AesGcmSiv"/> runs in this process.
+/// </summary>
+/// <remarks>
+/// The choice is made once per process, widest instruction set first; see
+/// <see cref="AesGcmSiv.ActiveBackend"/>. Every backend gives the same bytes; they differ only in speed.
+/// </remarks>
+public enum AesGcmSivBackend
+{
+    /// <summary>
+    /// Scalar C#, constant-time: a bitsliced AES and a carry-less multiply built from masked
+    /// integer multiplies. Runs everywhere, including with <c>DOTNET_EnableHWIntrinsic=0</c>.
+    /// </summary>
+    Portable = 0,
+
+    /// <summary>x64 AES-NI for AES and PCLMULQDQ on 128-bit vectors for POLYVAL.</summary>
+    AesNiPclmulqdq = 1,
+
+    /// <summary>x64 AES-NI for AES and VPCLMULQDQ on 256-bit vectors (two blocks per multiply) for POLYVAL.</summary>
+    AesNiVpclmulqdq = 2,
+
+    /// <summary>ARM64 AES instructions (AESE/AESMC) and PMULL for POLYVAL.</summary>
+    Arm64 = 3,
+}

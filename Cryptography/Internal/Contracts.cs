@@ -1,0 +1,76 @@
+// The two primitives AES-GCM-SIV (RFC 8452) is built from, as contracts each instruction set
+// implements in its own file (Aes.<Isa>.cs, Polyval.<Isa>.cs). GcmSiv<TAes, TPolyval> composes them;
+// static abstract members let the JIT specialise and inline the whole composition per backend, so
+// the choice of backend costs one switch per call and nothing in the loops.
+
+using System;
+using System.Runtime.CompilerServices;
+
+namespace Cryptography.Internal;
+
+/// <summary>Storage for an expanded AES key in whatever form a backend wants it.</summary>
+/// <remarks>
+/// 120 64-bit words (960 bytes) is the largest form used: the bitsliced portable backend keeps
+/// 8 words per round key and AES-256 has 15 round keys. Hardware backends use the first
+/// 15 x 16 bytes as ordinary FIPS-197 round keys. Always wiped by its owner after use.
+/// </remarks>
+[InlineArray(Length)]
+internal struct AesKeySchedule
+{
+    public const int Length = 120;
+    private ulong _element0;
+}
+
+/// <summary>Storage for a prepared POLYVAL key (H and, for wide backends, its powers).</summary>
+[InlineArray(Length)]
+internal struct PolyvalKey
+{
+    public const int Length = 64;
+    private ulong _element0;
+}
+
+/// <summary>AES encryption (FIPS-197) with a 128- or 256-bit key.</summary>
+internal interface IAes
+{
+    /// <summary>Whether this process can run the backend.</summary>
+    static abstract bool IsSupported { get; }
+
+    /// <summary>Expands a 16- or 32-byte key into <paramref name="schedule"/>.</summary>
+    static abstract void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule);
+
+    /// <summary>
+    /// Encrypts <c>input.Length / 16</c> independent blocks (ECB), as key derivation (4 or 6
+    /// blocks) and the tag (1 block) need. <paramref name="input"/> and <paramref name="output"/>
+    /// have the same length, a multiple of 16; they may be the same memory.
+    /// </summary>
+    static abstract void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output);
+
+    /// <summary>
+    /// RFC 8452 CTR mode: keystream block i is AES(counterBlock with its first four bytes read as a
+    /// little-endian integer plus i, mod 2^32); <c>output = input XOR keystream</c>. Any length;
+    /// <paramref name="input"/> and <paramref name="output"/> have the same length and are either
+    /// the same memory or do not overlap.
+    /// </summary>
+    static abstract void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output);
+}
+
+/// <summary>POLYVAL (RFC 8452 section 3).</summary>
+internal interface IPolyval
+{
+    /// <summary>Whether this process can run the backend.</summary>
+    static abstract bool IsSupported { get; }
+
+    /// <summary>
+    /// Prepares the 16-byte key <paramref name="h"/> for <see cref="Update"/>. <paramref name="blockCount"/>
+    /// is the number of blocks the largest following Update call will process: wide backends
+    /// precompute powers of H only when there are enough blocks to repay it.
+    /// </summary>
+    static abstract void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key);
+
+    /// <summary>
+    /// Continues POLYVAL over whole 16-byte blocks: for each block X,
+    /// <c>accumulator = dot(accumulator XOR X, H)</c>. <paramref name="accumulator"/> is 16 bytes,
+    /// little-endian as the RFC writes field elements; <paramref name="blocks"/>.Length is a multiple of 16.
+    /// </summary>
+    static abstract void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks);
+}

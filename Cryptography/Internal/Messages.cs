@@ -1,0 +1,16 @@
+// Every exception message the library raises, in one place, so wording stays consistent and
+// matches what .NET's own AEADs say for the same mistake.
+
+namespace Cryptography.Internal;
+
+internal static class Messages
+{
+    public const string InvalidKeySize = "The key must be 16 bytes (AES-128-GCM-SIV) or 32 bytes (AES-256-GCM-SIV).";
+    public const string InvalidNonceSize = "The nonce must be 12 bytes.";
+    public const string InvalidTagSize = "The tag must be 16 bytes.";
+    public const string PlaintextCiphertextLengthMismatch = "Plaintext and ciphertext must have the same length.";
+    public const string OverlappingBuffers = "The input and output buffers overlap partially; use either the same buffer (in place) or buffers that do not overlap.";
+    public const string TagOverlapsCiphertext = "The tag buffer must not overlap the ciphertext buffer.";
+    public const string BackendNotSupported = "The backend {0} is not supported on this machine.";
+    public const string UnknownBackend = "Unknown backend {0}.";
+}
