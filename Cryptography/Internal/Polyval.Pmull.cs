@@ -1,0 +1,110 @@
+// POLYVAL (RFC 8452 section 3) with the ARMv8 64x64 polynomial multiply PMULL/PMULL2. Same
+// arithmetic and key layout as Polyval.Pclmulqdq.cs: schoolbook for one block, and above 8 blocks
+// H^8..H^1 with one Montgomery reduction per 8 blocks and Karatsuba products.
+
+using System;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Runtime.Intrinsics;
+using System.Runtime.Intrinsics.Arm;
+using ArmAes = System.Runtime.Intrinsics.Arm.Aes;
+
+namespace Cryptography.Internal;
+
+internal readonly struct PolyvalPmull : IPolyval
+{
+    private const int FlagIndex = 16;
+
+    public static bool IsSupported => ArmAes.IsSupported && AdvSimd.IsSupported;
+
+    public static void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
+    {
+        ref Vector128<ulong> table = ref PolyvalClmul.Table(in key);
+        Vector128<ulong> hKey = Vector128.Create<byte>(h).AsUInt64();
+        Unsafe.Add(ref table, PolyvalClmul.HIndex) = hKey;
+        bool powers = blockCount >= 8;
+        if (powers)
+        {
+            Vector128<ulong> power = hKey;
+            for (int i = PolyvalClmul.HIndex; ; i--)
+            {
+                Unsafe.Add(ref table, i) = power;
+                Unsafe.Add(ref table, PolyvalClmul.KaratsubaIndex + i) = power ^ SwapHalves(power);
+                if (i == PolyvalClmul.PowersIndex)
+                {
+                    break;
+                }
+
+                power = Dot(power, hKey);
+            }
+        }
+
+        Unsafe.Add(ref table, FlagIndex) = Vector128.Create(powers ? 1UL : 0UL);
+    }
+
+    public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
+    {
+        ref Vector128<ulong> table = ref PolyvalClmul.Table(in key);
+        ref byte source = ref MemoryMarshal.GetReference(blocks);
+        Vector128<ulong> acc = Vector128.Create<byte>(accumulator).AsUInt64();
+        int length = blocks.Length;
+        nuint offset = 0;
+
+        if (Unsafe.Add(ref table, FlagIndex).ToScalar() != 0)
+        {
+            for (; length >= 128; length -= 128, offset += 128)
+            {
+                Vector128<ulong> lo = Vector128<ulong>.Zero, mid = Vector128<ulong>.Zero, hi = Vector128<ulong>.Zero;
+                for (int i = 0; i < 8; i++)
+                {
+                    Vector128<ulong> x = Vector128.LoadUnsafe(ref source, offset + (nuint)(16 * i)).AsUInt64();
+                    if (i == 0)
+                    {
+                        x ^= acc;
+                    }
+
+                    Vector128<ulong> power = Unsafe.Add(ref table, PolyvalClmul.PowersIndex + i);
+                    Vector128<ulong> karatsuba = Unsafe.Add(ref table, PolyvalClmul.KaratsubaIndex + i);
+                    lo ^= ArmAes.PolynomialMultiplyWideningLower(x.GetLower(), power.GetLower());
+                    hi ^= ArmAes.PolynomialMultiplyWideningUpper(x, power);
+                    mid ^= ArmAes.PolynomialMultiplyWideningLower((x ^ SwapHalves(x)).GetLower(), karatsuba.GetLower());
+                }
+
+                acc = Reduce(lo, mid ^ lo ^ hi, hi);
+            }
+        }
+
+        Vector128<ulong> hKey = Unsafe.Add(ref table, PolyvalClmul.HIndex);
+        for (; length >= 16; length -= 16, offset += 16)
+        {
+            acc = Dot(acc ^ Vector128.LoadUnsafe(ref source, offset).AsUInt64(), hKey);
+        }
+
+        acc.AsByte().CopyTo(accumulator);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static Vector128<ulong> Dot(Vector128<ulong> a, Vector128<ulong> b)
+    {
+        Vector128<ulong> lo = ArmAes.PolynomialMultiplyWideningLower(a.GetLower(), b.GetLower());
+        Vector128<ulong> hi = ArmAes.PolynomialMultiplyWideningUpper(a, b);
+        Vector128<ulong> mid = ArmAes.PolynomialMultiplyWideningLower(a.GetLower(), b.GetUpper())
+            ^ ArmAes.PolynomialMultiplyWideningLower(a.GetUpper(), b.GetLower());
+        return Reduce(lo, mid, hi);
+    }
+
+    /// <summary>The two-fold Montgomery reduction of Polyval.Pclmulqdq.cs (see there for the constant).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static Vector128<ulong> Reduce(Vector128<ulong> lo, Vector128<ulong> mid, Vector128<ulong> hi)
+    {
+        lo ^= Vector128.Create(0UL, mid.GetElement(0));
+        hi ^= Vector128.Create(mid.GetElement(1), 0UL);
+        Vector64<ulong> polynomial = Vector64.Create(0xC200000000000000UL);
+        lo = SwapHalves(lo) ^ ArmAes.PolynomialMultiplyWideningLower(lo.GetLower(), polynomial);
+        lo = SwapHalves(lo) ^ ArmAes.PolynomialMultiplyWideningLower(lo.GetLower(), polynomial);
+        return hi ^ lo;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static Vector128<ulong> SwapHalves(Vector128<ulong> x) => AdvSimd.ExtractVector128(x, x, 1);
+}
