@@ -1,0 +1,196 @@
+// Portable, constant-time POLYVAL (RFC 8452 section 3) in plain scalar C#: no hardware carry-less
+// multiply, no intrinsics, no table lookups, no branches on data.
+//
+// Field elements are 16 bytes read little-endian: bit 0 of byte 0 is the coefficient of x^0, so an
+// element is two ulongs, low half (x^0..x^63) first. dot(a, b) = a * b * x^-128 modulo
+// P(x) = x^128 + x^127 + x^126 + x^121 + 1, and POLYVAL is Horner's rule: S = dot(S ^ X_i, H).
+//
+// The carry-less multiply follows BearSSL's ghash_ctmul64 (Thomas Pornin, src/hash/ghash_ctmul64.c,
+// https://bearssl.org/constanttime.html#ghash-for-gcm):
+//  * Bmul64 gives the low 64 bits of a 64x64 carry-less product with ordinary integer multiplies:
+//    keeping only every fourth bit of each operand leaves "holes" of three zero bits, so integer
+//    carries never reach a bit the result mask keeps (see Bmul64).
+//  * The high 64 bits come from the bit-reversal identity rev64(clmul_lo(rev64(a), rev64(b))) >> 1.
+//  * Karatsuba turns the 128x128 product into three 64x64 products (six Bmul64 calls with the
+//    reversed ones), and a Montgomery-style reduction by x^128 with shifts and XORs gives dot().
+
+using System;
+using System.Buffers.Binary;
+using System.Runtime.CompilerServices;
+using System.Security.Cryptography;
+
+namespace Cryptography.Internal;
+
+/// <summary>Constant-time POLYVAL from masked integer multiplies (BearSSL ctmul64 technique); runs everywhere.</summary>
+internal readonly struct PolyvalPortable : IPolyval
+{
+    // Masks picking every fourth bit, at offsets 0, 1, 2, 3 (BearSSL bmul64).
+    private const ulong M0 = 0x1111111111111111UL;
+    private const ulong M1 = 0x2222222222222222UL;
+    private const ulong M2 = 0x4444444444444444UL;
+    private const ulong M3 = 0x8888888888888888UL;
+
+    /// <summary>Bytes of stack <see cref="BurnStack"/> overwrites after each update.</summary>
+    private const int BurnBytes = 1024;
+
+    public static bool IsSupported => true;
+
+    public static void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
+    {
+        // blockCount lets wide backends decide whether to precompute powers of H; this backend
+        // multiplies one block at a time by H itself and has nothing to precompute.
+        _ = blockCount;
+
+        if (h.Length != 16)
+        {
+            throw new ArgumentException("POLYVAL key must be 16 bytes.", nameof(h));
+        }
+
+        // H as two little-endian ulongs: key[0] = x^0..x^63, key[1] = x^64..x^127.
+        key[0] = BinaryPrimitives.ReadUInt64LittleEndian(h);
+        key[1] = BinaryPrimitives.ReadUInt64LittleEndian(h.Slice(8));
+        for (int i = 2; i < PolyvalKey.Length; i++)
+        {
+            key[i] = 0;
+        }
+    }
+
+    public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
+    {
+        if (accumulator.Length != 16)
+        {
+            throw new ArgumentException("Accumulator must be 16 bytes.", nameof(accumulator));
+        }
+        if ((blocks.Length & 15) != 0)
+        {
+            throw new ArgumentException("Input length must be a multiple of 16.", nameof(blocks));
+        }
+
+        UpdateCore(key[0], key[1], accumulator, blocks);
+        BurnStack();
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void UpdateCore(ulong h0, ulong h1, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
+    {
+        // H's Karatsuba operands and their bit reversals, computed once per call.
+        ulong h2 = h0 ^ h1;
+        ulong h0r = Rev64(h0);
+        ulong h1r = Rev64(h1);
+        ulong h2r = h0r ^ h1r;
+
+        ulong y0 = BinaryPrimitives.ReadUInt64LittleEndian(accumulator);
+        ulong y1 = BinaryPrimitives.ReadUInt64LittleEndian(accumulator.Slice(8));
+
+        // One block at a time (Horner): acc = dot(acc ^ X, H). The count is public (input length).
+        for (int offset = 0; offset < blocks.Length; offset += 16)
+        {
+            y0 ^= BinaryPrimitives.ReadUInt64LittleEndian(blocks.Slice(offset));
+            y1 ^= BinaryPrimitives.ReadUInt64LittleEndian(blocks.Slice(offset + 8));
+            Dot(ref y0, ref y1, h0, h1, h2, h0r, h1r, h2r);
+        }
+
+        BinaryPrimitives.WriteUInt64LittleEndian(accumulator, y0);
+        BinaryPrimitives.WriteUInt64LittleEndian(accumulator.Slice(8), y1);
+    }
+
+    /// <summary>
+    /// (y1:y0) = dot(y1:y0, h1:h0) = y * h * x^-128 mod P. h2 = h0 ^ h1; the *r values are Rev64 of
+    /// the corresponding h.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void Dot(ref ulong y0, ref ulong y1, ulong h0, ulong h1, ulong h2, ulong h0r, ulong h1r, ulong h2r)
+    {
+        ulong a0 = y0, a1 = y1;
+        ulong a2 = a0 ^ a1;
+        ulong a0r = Rev64(a0);
+        ulong a1r = Rev64(a1);
+        ulong a2r = a0r ^ a1r;
+
+        // Karatsuba: a*h = A0H0 + (A0H1 + A1H0) x^64 + A1H1 x^128, middle = (A0+A1)(H0+H1) - A0H0 - A1H1.
+        // Low 64 bits of each 64x64 product directly, high 64 bits through the reversed operands.
+        ulong z0 = Bmul64(a0, h0);
+        ulong z1 = Bmul64(a1, h1);
+        ulong z2 = Bmul64(a2, h2);
+        ulong z0h = Bmul64(a0r, h0r);
+        ulong z1h = Bmul64(a1r, h1r);
+        ulong z2h = Bmul64(a2r, h2r);
+        z2 ^= z0 ^ z1;
+        z2h ^= z0h ^ z1h;
+        // rev64(clmul_lo(rev64 a, rev64 b)) holds product bits 63..126 at 0..63; >> 1 gives 64..127
+        // (bit 127 of a 64x64 product is always 0).
+        z0h = Rev64(z0h) >> 1;
+        z1h = Rev64(z1h) >> 1;
+        z2h = Rev64(z2h) >> 1;
+
+        // 256-bit product D3:D2:D1:D0 (D0 = x^0..x^63).
+        ulong d0 = z0;
+        ulong d1 = z0h ^ z2;
+        ulong d2 = z1 ^ z2h;
+        ulong d3 = z1h;
+
+        // Montgomery reduction by x^128 (RFC 8452 dot's x^-128), 64 bits at a time. P has constant
+        // term 1, so adding D0 * P clears D0, and dividing by x^64 is then a word shift:
+        //   D0 * P = D0 + D0 x^121 + D0 x^126 + D0 x^127 + D0 x^128,
+        // where D0 x^(64+k) splits as (D0 << k) into D1 and (D0 >> (64-k)) into D2, for
+        // k = 57, 62, 63 (from x^121, x^126, x^127), and D0 x^128 lands whole on D2.
+        d1 ^= (d0 << 63) ^ (d0 << 62) ^ (d0 << 57);
+        d2 ^= d0 ^ (d0 >> 1) ^ (d0 >> 2) ^ (d0 >> 7);
+        // The same for D1 (now including what D0 pushed into it), folding into D2 and D3.
+        d2 ^= (d1 << 63) ^ (d1 << 62) ^ (d1 << 57);
+        d3 ^= d1 ^ (d1 >> 1) ^ (d1 >> 2) ^ (d1 >> 7);
+
+        // What is left, D3:D2, is (a*h + Q*P) / x^128 with degree < 128: the reduced result.
+        y0 = d2;
+        y1 = d3;
+    }
+
+    /// <summary>
+    /// Low 64 bits of the carry-less product of x and y using integer multiplication (BearSSL bmul64).
+    /// Each operand is split into four parts holding every fourth bit (masks M0..M3). In the integer
+    /// product of part i of x and part j of y, every partial product lands on a bit position
+    /// p = i + j (mod 4), and at most 16 pairs of bits meet at one position below bit 64 (exactly
+    /// 16 only at p &gt;= 60). A count of at most 15 fits in bit p and the three zero "holes" above
+    /// it, so the integer sum is just these counts side by side and bit p is their parity, i.e. the
+    /// carry-less result; a count of 16 carries only past bit 63, out of the word. The 16 products
+    /// are grouped by i + j (mod 4), XORed (addition in GF(2)) and masked back to their class.
+    /// Multiplication time on current 64-bit CPUs does not depend on operand values.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static ulong Bmul64(ulong x, ulong y)
+    {
+        ulong x0 = x & M0, x1 = x & M1, x2 = x & M2, x3 = x & M3;
+        ulong y0 = y & M0, y1 = y & M1, y2 = y & M2, y3 = y & M3;
+        ulong z0 = unchecked((x0 * y0) ^ (x1 * y3) ^ (x2 * y2) ^ (x3 * y1));
+        ulong z1 = unchecked((x0 * y1) ^ (x1 * y0) ^ (x2 * y3) ^ (x3 * y2));
+        ulong z2 = unchecked((x0 * y2) ^ (x1 * y1) ^ (x2 * y0) ^ (x3 * y3));
+        ulong z3 = unchecked((x0 * y3) ^ (x1 * y2) ^ (x2 * y1) ^ (x3 * y0));
+        return (z0 & M0) | (z1 & M1) | (z2 & M2) | (z3 & M3);
+    }
+
+    /// <summary>Reverses the bit order of a 64-bit word (swap adjacent 1, 2, 4, 8, 16, 32-bit groups).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static ulong Rev64(ulong x)
+    {
+        x = ((x & 0x5555555555555555UL) << 1) | ((x >> 1) & 0x5555555555555555UL);
+        x = ((x & 0x3333333333333333UL) << 2) | ((x >> 2) & 0x3333333333333333UL);
+        x = ((x & 0x0F0F0F0F0F0F0F0FUL) << 4) | ((x >> 4) & 0x0F0F0F0F0F0F0F0FUL);
+        x = ((x & 0x00FF00FF00FF00FFUL) << 8) | ((x >> 8) & 0x00FF00FF00FF00FFUL);
+        x = ((x & 0x0000FFFF0000FFFFUL) << 16) | ((x >> 16) & 0x0000FFFF0000FFFFUL);
+        return (x << 32) | (x >> 32);
+    }
+
+    /// <summary>
+    /// Overwrites the stack below the caller's frame, where <see cref="UpdateCore"/> just ran. It
+    /// holds H, the accumulator and every partial product only in scalar locals, which the JIT
+    /// keeps in registers or spills to frame slots C# cannot name; zeroing this region removes
+    /// whatever was spilled. The frame is a few hundred bytes; BurnBytes leaves a wide margin.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    [SkipLocalsInit] // ZeroMemory below does the clearing; no need for the prolog to do it too
+    private static void BurnStack()
+    {
+        Span<byte> scratch = stackalloc byte[BurnBytes];
+        CryptographicOperations.ZeroMemory(scratch);
+    }
+}
