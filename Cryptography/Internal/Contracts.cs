@@ -22,10 +22,11 @@ internal struct AesKeySchedule
 }
 
 /// <summary>Storage for a prepared POLYVAL key (H and, for wide backends, its powers).</summary>
+/// <remarks>68 words: H^16..H^1 (32 words), their Karatsuba halves (32 words) and a count.</remarks>
 [InlineArray(Length)]
 internal struct PolyvalKey
 {
-    public const int Length = 64;
+    public const int Length = 68;
     private ulong _element0;
 }
 

@@ -5,9 +5,11 @@
 // x^128 + x^127 + x^126 + x^121 + 1: a 256-bit carry-less product, then a Montgomery reduction by
 // x^128 in two folds of 64 bits each.
 //
-// Above 8 blocks, H^1..H^8 are precomputed and 8 blocks share one reduction:
-//   acc' = (acc ^ X1)*H^8 ^ X2*H^7 ^ ... ^ X8*H^1, reduced once (reduction is linear),
-// each product by Karatsuba (3 multiplies) with (h.lo ^ h.hi) precomputed per power.
+// From 8 blocks on, powers of H are precomputed and a group of n blocks shares one reduction:
+//   acc' = (acc ^ X1)*H^n ^ X2*H^(n-1) ^ ... ^ Xn*H^1, reduced once (reduction is linear),
+// each product by Karatsuba (3 multiplies) with (h.lo ^ h.hi) precomputed per power. The loop is
+// bound by the latency of the accumulator chain (multiply, fold, reduce), not by the multiplier,
+// so the product that needs the accumulator is added last: the other n-1 do not wait for it.
 
 using System;
 using System.Runtime.CompilerServices;
@@ -21,8 +23,24 @@ internal readonly struct PolyvalPclmulqdq : IPolyval
 {
     public static bool IsSupported => Pclmulqdq.IsSupported && Sse2.IsSupported;
 
-    public static void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key) =>
-        PolyvalClmul.Init(h, blockCount, ref key);
+    public static void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
+    {
+        ref Vector128<ulong> table = ref PolyvalClmul.Table(in key);
+        Vector128<ulong> hKey = Vector128.Create<byte>(h).AsUInt64();
+        int powers = PolyvalClmul.PowersFor(blockCount);
+        Vector128<ulong> power = hKey;
+        for (int exponent = 1; exponent <= Math.Max(powers, 1); exponent++)
+        {
+            if (exponent > 1)
+            {
+                power = PolyvalClmul.Dot(power, hKey);
+            }
+
+            PolyvalClmul.Store(ref table, exponent, power);
+        }
+
+        PolyvalClmul.SetPowerCount(ref table, powers);
+    }
 
     public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
     {
@@ -32,33 +50,24 @@ internal readonly struct PolyvalPclmulqdq : IPolyval
         int length = blocks.Length;
         nuint offset = 0;
 
-        if (PolyvalClmul.HasPowers(in key))
+        int powerCount = PolyvalClmul.PowerCount(in key);
+        if (powerCount == 16)
         {
-            for (; length >= 128; length -= 128, offset += 128)
+            for (; length >= 256; length -= 256, offset += 256)
             {
-                Vector128<ulong> x = Vector128.LoadUnsafe(ref source, offset).AsUInt64() ^ acc;
-                Vector128<ulong> power = Unsafe.Add(ref table, PolyvalClmul.PowersIndex);
-                Vector128<ulong> karatsuba = Unsafe.Add(ref table, PolyvalClmul.KaratsubaIndex);
-                Vector128<ulong> lo = Pclmulqdq.CarrylessMultiply(x, power, 0x00);
-                Vector128<ulong> hi = Pclmulqdq.CarrylessMultiply(x, power, 0x11);
-                Vector128<ulong> mid = Pclmulqdq.CarrylessMultiply(x ^ PolyvalClmul.SwapHalves(x), karatsuba, 0x00);
-
-                // Blocks 2..8 against H^7..H^1: products accumulate unreduced.
-                for (int i = 1; i < 8; i++)
-                {
-                    x = Vector128.LoadUnsafe(ref source, offset + (nuint)(16 * i)).AsUInt64();
-                    power = Unsafe.Add(ref table, PolyvalClmul.PowersIndex + i);
-                    karatsuba = Unsafe.Add(ref table, PolyvalClmul.KaratsubaIndex + i);
-                    lo ^= Pclmulqdq.CarrylessMultiply(x, power, 0x00);
-                    hi ^= Pclmulqdq.CarrylessMultiply(x, power, 0x11);
-                    mid ^= Pclmulqdq.CarrylessMultiply(x ^ PolyvalClmul.SwapHalves(x), karatsuba, 0x00);
-                }
-
-                acc = PolyvalClmul.Reduce(lo, mid ^ lo ^ hi, hi);
+                acc = Group(ref source, offset, ref table, 16, acc);
             }
         }
 
-        Vector128<ulong> hKey = Unsafe.Add(ref table, PolyvalClmul.HIndex);
+        if (powerCount >= 8)
+        {
+            for (; length >= 128; length -= 128, offset += 128)
+            {
+                acc = Group(ref source, offset, ref table, 8, acc);
+            }
+        }
+
+        Vector128<ulong> hKey = Unsafe.Add(ref table, PolyvalClmul.PowerIndex(1));
         for (; length >= 16; length -= 16, offset += 16)
         {
             acc = PolyvalClmul.Dot(acc ^ Vector128.LoadUnsafe(ref source, offset).AsUInt64(), hKey);
@@ -66,46 +75,63 @@ internal readonly struct PolyvalPclmulqdq : IPolyval
 
         acc.AsByte().CopyTo(accumulator);
     }
-}
 
-/// <summary>The PCLMULQDQ arithmetic both x64 POLYVAL backends share.</summary>
-internal static class PolyvalClmul
-{
-    // PolyvalKey as 16-byte entries: H^8..H^1 at 0..7 (so block i of a group of 8 meets entry i,
-    // and a 256-bit load of entries 2j, 2j+1 pairs with blocks 2j, 2j+1), then their Karatsuba
-    // halves-XOR at 8..15 (both 64-bit halves hold h.lo ^ h.hi), then a flag.
-    public const int PowersIndex = 0;
-    public const int HIndex = 7;
-    public const int KaratsubaIndex = 8;
-    private const int FlagIndex = 16;
-
-    public static void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
+    /// <summary>
+    /// One group of <paramref name="count"/> blocks: block i meets H^(count - i), at table entry
+    /// 16 - count + i. Block 0, which carries the accumulator, is multiplied and added last.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static Vector128<ulong> Group(ref byte source, nuint offset, ref Vector128<ulong> table, int count, Vector128<ulong> acc)
     {
-        ref Vector128<ulong> table = ref Table(in key);
-        Vector128<ulong> hKey = Vector128.Create<byte>(h).AsUInt64();
-        Unsafe.Add(ref table, HIndex) = hKey;
-        bool powers = blockCount >= 8;
-        if (powers)
+        ref Vector128<ulong> powers = ref Unsafe.Add(ref table, PolyvalClmul.PowerIndex(count));
+        ref Vector128<ulong> halves = ref Unsafe.Add(ref table, PolyvalClmul.KaratsubaIndex + PolyvalClmul.PowerIndex(count));
+        Vector128<ulong> lo = Vector128<ulong>.Zero, mid = Vector128<ulong>.Zero, hi = Vector128<ulong>.Zero;
+        Vector128<ulong> x, power;
+        for (int i = 1; i < count; i++)
         {
-            Vector128<ulong> power = hKey;
-            for (int i = HIndex; ; i--)
-            {
-                Unsafe.Add(ref table, i) = power;
-                Unsafe.Add(ref table, KaratsubaIndex + i) = power ^ SwapHalves(power);
-                if (i == PowersIndex)
-                {
-                    break;
-                }
-
-                power = Dot(power, hKey);
-            }
+            x = Vector128.LoadUnsafe(ref source, offset + (nuint)(16 * i)).AsUInt64();
+            power = Unsafe.Add(ref powers, i);
+            lo ^= Pclmulqdq.CarrylessMultiply(x, power, 0x00);
+            hi ^= Pclmulqdq.CarrylessMultiply(x, power, 0x11);
+            mid ^= Pclmulqdq.CarrylessMultiply(x ^ PolyvalClmul.SwapHalves(x), Unsafe.Add(ref halves, i), 0x00);
         }
 
-        Unsafe.Add(ref table, FlagIndex) = Vector128.Create(powers ? 1UL : 0UL);
+        x = Vector128.LoadUnsafe(ref source, offset).AsUInt64() ^ acc;
+        lo ^= Pclmulqdq.CarrylessMultiply(x, powers, 0x00);
+        hi ^= Pclmulqdq.CarrylessMultiply(x, powers, 0x11);
+        mid ^= Pclmulqdq.CarrylessMultiply(x ^ PolyvalClmul.SwapHalves(x), halves, 0x00);
+        return PolyvalClmul.Reduce(lo, mid ^ lo ^ hi, hi);
     }
+}
+
+/// <summary>The POLYVAL key layout and the PCLMULQDQ arithmetic the x64 backends share.</summary>
+internal static class PolyvalClmul
+{
+    // PolyvalKey as 16-byte entries: entry 16 - k holds H^k (k = 1..16), so the blocks of a group
+    // meet consecutive entries in order and a 256-bit load of entries 2j, 2j+1 pairs with two
+    // consecutive blocks. Entries 16..31 hold the same powers' Karatsuba halves (both 64-bit halves
+    // equal to h.lo ^ h.hi); entry 32 holds how many powers were computed (1, 8 or 16).
+    public const int MaxPowers = 16;
+    public const int KaratsubaIndex = 16;
+    private const int CountIndex = 32;
+
+    /// <summary>How many powers of H pay for themselves on <paramref name="blockCount"/> blocks.</summary>
+    public static int PowersFor(int blockCount) => blockCount >= 16 ? 16 : blockCount >= 8 ? 8 : 1;
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static bool HasPowers(in PolyvalKey key) => Unsafe.Add(ref Table(in key), FlagIndex).ToScalar() != 0;
+    public static int PowerIndex(int exponent) => MaxPowers - exponent;
+
+    public static void Store(ref Vector128<ulong> table, int exponent, Vector128<ulong> power)
+    {
+        Unsafe.Add(ref table, PowerIndex(exponent)) = power;
+        Unsafe.Add(ref table, KaratsubaIndex + PowerIndex(exponent)) = power ^ SwapHalves(power);
+    }
+
+    public static void SetPowerCount(ref Vector128<ulong> table, int count) =>
+        Unsafe.Add(ref table, CountIndex) = Vector128.Create((ulong)count);
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static int PowerCount(in PolyvalKey key) => (int)Unsafe.Add(ref Table(in key), CountIndex).ToScalar();
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static ref Vector128<ulong> Table(in PolyvalKey key) =>

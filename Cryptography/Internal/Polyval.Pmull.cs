@@ -13,33 +13,27 @@ namespace Cryptography.Internal;
 
 internal readonly struct PolyvalPmull : IPolyval
 {
-    private const int FlagIndex = 16;
-
     public static bool IsSupported => ArmAes.IsSupported && AdvSimd.IsSupported;
 
     public static void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
     {
         ref Vector128<ulong> table = ref PolyvalClmul.Table(in key);
         Vector128<ulong> hKey = Vector128.Create<byte>(h).AsUInt64();
-        Unsafe.Add(ref table, PolyvalClmul.HIndex) = hKey;
-        bool powers = blockCount >= 8;
-        if (powers)
-        {
-            Vector128<ulong> power = hKey;
-            for (int i = PolyvalClmul.HIndex; ; i--)
-            {
-                Unsafe.Add(ref table, i) = power;
-                Unsafe.Add(ref table, PolyvalClmul.KaratsubaIndex + i) = power ^ SwapHalves(power);
-                if (i == PolyvalClmul.PowersIndex)
-                {
-                    break;
-                }
 
+        // This backend aggregates groups of 8 only, so it never needs more than H^8.
+        int powers = Math.Min(PolyvalClmul.PowersFor(blockCount), 8);
+        Vector128<ulong> power = hKey;
+        for (int exponent = 1; exponent <= powers; exponent++)
+        {
+            if (exponent > 1)
+            {
                 power = Dot(power, hKey);
             }
+
+            PolyvalClmul.Store(ref table, exponent, power);
         }
 
-        Unsafe.Add(ref table, FlagIndex) = Vector128.Create(powers ? 1UL : 0UL);
+        PolyvalClmul.SetPowerCount(ref table, powers);
     }
 
     public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
@@ -50,12 +44,15 @@ internal readonly struct PolyvalPmull : IPolyval
         int length = blocks.Length;
         nuint offset = 0;
 
-        if (Unsafe.Add(ref table, FlagIndex).ToScalar() != 0)
+        if (PolyvalClmul.PowerCount(in key) >= 8)
         {
+            // Block i of 8 meets H^(8-i); the accumulator's product is added last (see Polyval.Pclmulqdq.cs).
+            ref Vector128<ulong> powers = ref Unsafe.Add(ref table, PolyvalClmul.PowerIndex(8));
+            ref Vector128<ulong> halves = ref Unsafe.Add(ref table, PolyvalClmul.KaratsubaIndex + PolyvalClmul.PowerIndex(8));
             for (; length >= 128; length -= 128, offset += 128)
             {
                 Vector128<ulong> lo = Vector128<ulong>.Zero, mid = Vector128<ulong>.Zero, hi = Vector128<ulong>.Zero;
-                for (int i = 0; i < 8; i++)
+                for (int i = 7; i >= 0; i--)
                 {
                     Vector128<ulong> x = Vector128.LoadUnsafe(ref source, offset + (nuint)(16 * i)).AsUInt64();
                     if (i == 0)
@@ -63,18 +60,17 @@ internal readonly struct PolyvalPmull : IPolyval
                         x ^= acc;
                     }
 
-                    Vector128<ulong> power = Unsafe.Add(ref table, PolyvalClmul.PowersIndex + i);
-                    Vector128<ulong> karatsuba = Unsafe.Add(ref table, PolyvalClmul.KaratsubaIndex + i);
+                    Vector128<ulong> power = Unsafe.Add(ref powers, i);
                     lo ^= ArmAes.PolynomialMultiplyWideningLower(x.GetLower(), power.GetLower());
                     hi ^= ArmAes.PolynomialMultiplyWideningUpper(x, power);
-                    mid ^= ArmAes.PolynomialMultiplyWideningLower((x ^ SwapHalves(x)).GetLower(), karatsuba.GetLower());
+                    mid ^= ArmAes.PolynomialMultiplyWideningLower((x ^ SwapHalves(x)).GetLower(), Unsafe.Add(ref halves, i).GetLower());
                 }
 
                 acc = Reduce(lo, mid ^ lo ^ hi, hi);
             }
         }
 
-        Vector128<ulong> hKey = Unsafe.Add(ref table, PolyvalClmul.HIndex);
+        Vector128<ulong> hKey = Unsafe.Add(ref table, PolyvalClmul.PowerIndex(1));
         for (; length >= 16; length -= 16, offset += 16)
         {
             acc = Dot(acc ^ Vector128.LoadUnsafe(ref source, offset).AsUInt64(), hKey);

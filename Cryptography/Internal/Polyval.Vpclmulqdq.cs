@@ -1,6 +1,7 @@
 // POLYVAL (RFC 8452 section 3) with VPCLMULQDQ on 256-bit vectors: two blocks per carry-less
-// multiply. Same arithmetic and key layout as Polyval.Pclmulqdq.cs (8 blocks per reduction,
-// Karatsuba), with blocks and powers taken in pairs; short inputs use the 128-bit path.
+// multiply. Same arithmetic and key layout as Polyval.Pclmulqdq.cs. Long inputs go 16 blocks per
+// reduction (8 block pairs against H^16..H^1), which halves the reductions on the accumulator's
+// critical path compared with 8; then one group of 8; the rest one block at a time (128-bit path).
 
 using System;
 using System.Runtime.CompilerServices;
@@ -15,40 +16,29 @@ internal readonly struct PolyvalVpclmulqdq : IPolyval
     public static bool IsSupported => Pclmulqdq.V256.IsSupported && Avx2.IsSupported && PolyvalPclmulqdq.IsSupported;
 
     public static void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key) =>
-        PolyvalClmul.Init(h, blockCount, ref key);
+        PolyvalPclmulqdq.Init(h, blockCount, ref key);
 
     public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
     {
-        int wide = PolyvalClmul.HasPowers(in key) ? blocks.Length & ~127 : 0;
+        int powerCount = PolyvalClmul.PowerCount(in key);
+        int wide = powerCount >= 8 ? blocks.Length & ~127 : 0;
         if (wide != 0)
         {
             ref Vector256<ulong> pairs = ref Unsafe.As<Vector128<ulong>, Vector256<ulong>>(ref PolyvalClmul.Table(in key));
             ref byte source = ref MemoryMarshal.GetReference(blocks);
             Vector128<ulong> acc = Vector128.Create<byte>(accumulator).AsUInt64();
-            for (nuint offset = 0; offset < (nuint)wide; offset += 128)
+            nuint offset = 0;
+            if (powerCount == 16)
             {
-                // Pair j holds blocks 2j, 2j+1 and meets powers H^(8-2j), H^(7-2j); the running
-                // accumulator joins the first block only.
-                Vector256<ulong> x = Vector256.LoadUnsafe(ref source, offset).AsUInt64() ^ Vector256.Create(acc, Vector128<ulong>.Zero);
-                Vector256<ulong> power = pairs;
-                Vector256<ulong> karatsuba = Unsafe.Add(ref pairs, PolyvalClmul.KaratsubaIndex / 2);
-                Vector256<ulong> lo = Pclmulqdq.V256.CarrylessMultiply(x, power, 0x00);
-                Vector256<ulong> hi = Pclmulqdq.V256.CarrylessMultiply(x, power, 0x11);
-                Vector256<ulong> mid = Pclmulqdq.V256.CarrylessMultiply(x ^ SwapHalves(x), karatsuba, 0x00);
-                for (int j = 1; j < 4; j++)
+                for (; offset + 256 <= (nuint)wide; offset += 256)
                 {
-                    x = Vector256.LoadUnsafe(ref source, offset + (nuint)(32 * j)).AsUInt64();
-                    power = Unsafe.Add(ref pairs, j);
-                    karatsuba = Unsafe.Add(ref pairs, (PolyvalClmul.KaratsubaIndex / 2) + j);
-                    lo ^= Pclmulqdq.V256.CarrylessMultiply(x, power, 0x00);
-                    hi ^= Pclmulqdq.V256.CarrylessMultiply(x, power, 0x11);
-                    mid ^= Pclmulqdq.V256.CarrylessMultiply(x ^ SwapHalves(x), karatsuba, 0x00);
+                    acc = Group(ref source, offset, ref pairs, 8, acc);
                 }
+            }
 
-                Vector128<ulong> lo128 = lo.GetLower() ^ lo.GetUpper();
-                Vector128<ulong> hi128 = hi.GetLower() ^ hi.GetUpper();
-                Vector128<ulong> mid128 = mid.GetLower() ^ mid.GetUpper();
-                acc = PolyvalClmul.Reduce(lo128, mid128 ^ lo128 ^ hi128, hi128);
+            for (; offset < (nuint)wide; offset += 128)
+            {
+                acc = Group(ref source, offset, ref pairs, 4, acc);
             }
 
             acc.AsByte().CopyTo(accumulator);
@@ -58,6 +48,39 @@ internal readonly struct PolyvalVpclmulqdq : IPolyval
         {
             PolyvalPclmulqdq.Update(in key, accumulator, blocks[wide..]);
         }
+    }
+
+    /// <summary>
+    /// One group of 2 * <paramref name="pairCount"/> blocks: pair j meets the table pair
+    /// (8 - pairCount + j), i.e. H^(2 * pairCount - 2j) and H^(2 * pairCount - 2j - 1). The pair that
+    /// carries the accumulator is multiplied and added last so the others run ahead of it.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static Vector128<ulong> Group(ref byte source, nuint offset, ref Vector256<ulong> pairs, int pairCount, Vector128<ulong> acc)
+    {
+        ref Vector256<ulong> powers = ref Unsafe.Add(ref pairs, 8 - pairCount);
+        ref Vector256<ulong> halves = ref Unsafe.Add(ref pairs, (PolyvalClmul.KaratsubaIndex / 2) + 8 - pairCount);
+        Vector256<ulong> lo = Vector256<ulong>.Zero, mid = Vector256<ulong>.Zero, hi = Vector256<ulong>.Zero;
+        Vector256<ulong> x, power;
+        for (int j = 1; j < pairCount; j++)
+        {
+            x = Vector256.LoadUnsafe(ref source, offset + (nuint)(32 * j)).AsUInt64();
+            power = Unsafe.Add(ref powers, j);
+            lo ^= Pclmulqdq.V256.CarrylessMultiply(x, power, 0x00);
+            hi ^= Pclmulqdq.V256.CarrylessMultiply(x, power, 0x11);
+            mid ^= Pclmulqdq.V256.CarrylessMultiply(x ^ SwapHalves(x), Unsafe.Add(ref halves, j), 0x00);
+        }
+
+        x = Vector256.LoadUnsafe(ref source, offset).AsUInt64() ^ Vector256.Create(acc, Vector128<ulong>.Zero);
+        power = powers;
+        lo ^= Pclmulqdq.V256.CarrylessMultiply(x, power, 0x00);
+        hi ^= Pclmulqdq.V256.CarrylessMultiply(x, power, 0x11);
+        mid ^= Pclmulqdq.V256.CarrylessMultiply(x ^ SwapHalves(x), halves, 0x00);
+
+        Vector128<ulong> lo128 = lo.GetLower() ^ lo.GetUpper();
+        Vector128<ulong> hi128 = hi.GetLower() ^ hi.GetUpper();
+        Vector128<ulong> mid128 = mid.GetLower() ^ mid.GetUpper();
+        return PolyvalClmul.Reduce(lo128, mid128 ^ lo128 ^ hi128, hi128);
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
