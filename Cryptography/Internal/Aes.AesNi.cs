@@ -18,8 +18,7 @@ internal readonly struct AesNi : IAes
 {
     private const int BlockSize = 16;
 
-    // Eight blocks in flight: AESENC has a latency of about 4 cycles and a throughput of 1-2 per
-    // cycle on this class of CPU, so 8 independent blocks keep the unit busy.
+    // Blocks in flight in CTR mode (see Ctr8).
     private const int Batch = 8;
 
     public static bool IsSupported => X86Aes.IsSupported && Sse2.IsSupported;
@@ -123,39 +122,7 @@ internal readonly struct AesNi : IAes
 
         for (; length >= Batch * BlockSize; length -= Batch * BlockSize, offset += Batch * BlockSize)
         {
-            Vector128<byte> k = roundKeys;
-            Vector128<byte> b0 = counter.AsByte() ^ k;
-            Vector128<byte> b1 = (counter + one).AsByte() ^ k;
-            Vector128<byte> b2 = (counter + Vector128.Create(2u, 0, 0, 0)).AsByte() ^ k;
-            Vector128<byte> b3 = (counter + Vector128.Create(3u, 0, 0, 0)).AsByte() ^ k;
-            Vector128<byte> b4 = (counter + Vector128.Create(4u, 0, 0, 0)).AsByte() ^ k;
-            Vector128<byte> b5 = (counter + Vector128.Create(5u, 0, 0, 0)).AsByte() ^ k;
-            Vector128<byte> b6 = (counter + Vector128.Create(6u, 0, 0, 0)).AsByte() ^ k;
-            Vector128<byte> b7 = (counter + Vector128.Create(7u, 0, 0, 0)).AsByte() ^ k;
-            counter += Vector128.Create(8u, 0, 0, 0);
-
-            for (int r = 1; r < rounds; r++)
-            {
-                k = Unsafe.Add(ref roundKeys, r);
-                b0 = X86Aes.Encrypt(b0, k);
-                b1 = X86Aes.Encrypt(b1, k);
-                b2 = X86Aes.Encrypt(b2, k);
-                b3 = X86Aes.Encrypt(b3, k);
-                b4 = X86Aes.Encrypt(b4, k);
-                b5 = X86Aes.Encrypt(b5, k);
-                b6 = X86Aes.Encrypt(b6, k);
-                b7 = X86Aes.Encrypt(b7, k);
-            }
-
-            k = Unsafe.Add(ref roundKeys, rounds);
-            (X86Aes.EncryptLast(b0, k) ^ Vector128.LoadUnsafe(ref source, offset)).StoreUnsafe(ref destination, offset);
-            (X86Aes.EncryptLast(b1, k) ^ Vector128.LoadUnsafe(ref source, offset + 16)).StoreUnsafe(ref destination, offset + 16);
-            (X86Aes.EncryptLast(b2, k) ^ Vector128.LoadUnsafe(ref source, offset + 32)).StoreUnsafe(ref destination, offset + 32);
-            (X86Aes.EncryptLast(b3, k) ^ Vector128.LoadUnsafe(ref source, offset + 48)).StoreUnsafe(ref destination, offset + 48);
-            (X86Aes.EncryptLast(b4, k) ^ Vector128.LoadUnsafe(ref source, offset + 64)).StoreUnsafe(ref destination, offset + 64);
-            (X86Aes.EncryptLast(b5, k) ^ Vector128.LoadUnsafe(ref source, offset + 80)).StoreUnsafe(ref destination, offset + 80);
-            (X86Aes.EncryptLast(b6, k) ^ Vector128.LoadUnsafe(ref source, offset + 96)).StoreUnsafe(ref destination, offset + 96);
-            (X86Aes.EncryptLast(b7, k) ^ Vector128.LoadUnsafe(ref source, offset + 112)).StoreUnsafe(ref destination, offset + 112);
+            counter = Ctr8(in schedule, rounds, counter, ref Unsafe.Add(ref source, offset), ref Unsafe.Add(ref destination, offset));
         }
 
         for (; length >= BlockSize; length -= BlockSize, offset += BlockSize)
@@ -177,6 +144,47 @@ internal readonly struct AesNi : IAes
 
             CryptographicOperations.ZeroMemory(keystream);
         }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static Vector128<uint> Ctr8(in AesKeySchedule schedule, int rounds, Vector128<uint> counter, ref byte input, ref byte output)
+    {
+        // Eight independent blocks: AESENC has a latency of about 4 cycles and issues up to twice
+        // per cycle here, so 8 chains keep the unit busy. The counter is lane 0 as a little-endian
+        // uint32; a 32-bit lane add wraps mod 2^32 exactly as RFC 8452 requires.
+        ref Vector128<byte> roundKeys = ref RoundKeys(ref Unsafe.AsRef(in schedule));
+        Vector128<byte> k = roundKeys;
+        Vector128<byte> b0 = counter.AsByte() ^ k;
+        Vector128<byte> b1 = (counter + Vector128.Create(1u, 0, 0, 0)).AsByte() ^ k;
+        Vector128<byte> b2 = (counter + Vector128.Create(2u, 0, 0, 0)).AsByte() ^ k;
+        Vector128<byte> b3 = (counter + Vector128.Create(3u, 0, 0, 0)).AsByte() ^ k;
+        Vector128<byte> b4 = (counter + Vector128.Create(4u, 0, 0, 0)).AsByte() ^ k;
+        Vector128<byte> b5 = (counter + Vector128.Create(5u, 0, 0, 0)).AsByte() ^ k;
+        Vector128<byte> b6 = (counter + Vector128.Create(6u, 0, 0, 0)).AsByte() ^ k;
+        Vector128<byte> b7 = (counter + Vector128.Create(7u, 0, 0, 0)).AsByte() ^ k;
+        for (int r = 1; r < rounds; r++)
+        {
+            k = Unsafe.Add(ref roundKeys, r);
+            b0 = X86Aes.Encrypt(b0, k);
+            b1 = X86Aes.Encrypt(b1, k);
+            b2 = X86Aes.Encrypt(b2, k);
+            b3 = X86Aes.Encrypt(b3, k);
+            b4 = X86Aes.Encrypt(b4, k);
+            b5 = X86Aes.Encrypt(b5, k);
+            b6 = X86Aes.Encrypt(b6, k);
+            b7 = X86Aes.Encrypt(b7, k);
+        }
+
+        k = Unsafe.Add(ref roundKeys, rounds);
+        (X86Aes.EncryptLast(b0, k) ^ Vector128.LoadUnsafe(ref input)).StoreUnsafe(ref output);
+        (X86Aes.EncryptLast(b1, k) ^ Vector128.LoadUnsafe(ref input, 16)).StoreUnsafe(ref output, 16);
+        (X86Aes.EncryptLast(b2, k) ^ Vector128.LoadUnsafe(ref input, 32)).StoreUnsafe(ref output, 32);
+        (X86Aes.EncryptLast(b3, k) ^ Vector128.LoadUnsafe(ref input, 48)).StoreUnsafe(ref output, 48);
+        (X86Aes.EncryptLast(b4, k) ^ Vector128.LoadUnsafe(ref input, 64)).StoreUnsafe(ref output, 64);
+        (X86Aes.EncryptLast(b5, k) ^ Vector128.LoadUnsafe(ref input, 80)).StoreUnsafe(ref output, 80);
+        (X86Aes.EncryptLast(b6, k) ^ Vector128.LoadUnsafe(ref input, 96)).StoreUnsafe(ref output, 96);
+        (X86Aes.EncryptLast(b7, k) ^ Vector128.LoadUnsafe(ref input, 112)).StoreUnsafe(ref output, 112);
+        return counter + Vector128.Create(8u, 0, 0, 0);
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

@@ -102,39 +102,7 @@ internal readonly struct AesArm64 : IAes
         nuint offset = 0;
         for (; length >= Batch * BlockSize; length -= Batch * BlockSize, offset += Batch * BlockSize)
         {
-            // Eight independent blocks hide the AESE/AESMC latency.
-            Vector128<byte> b0 = counter.AsByte();
-            Vector128<byte> b1 = (counter + one).AsByte();
-            Vector128<byte> b2 = (counter + Vector128.Create(2u, 0, 0, 0)).AsByte();
-            Vector128<byte> b3 = (counter + Vector128.Create(3u, 0, 0, 0)).AsByte();
-            Vector128<byte> b4 = (counter + Vector128.Create(4u, 0, 0, 0)).AsByte();
-            Vector128<byte> b5 = (counter + Vector128.Create(5u, 0, 0, 0)).AsByte();
-            Vector128<byte> b6 = (counter + Vector128.Create(6u, 0, 0, 0)).AsByte();
-            Vector128<byte> b7 = (counter + Vector128.Create(7u, 0, 0, 0)).AsByte();
-            counter += Vector128.Create(8u, 0, 0, 0);
-            for (int r = 0; r < rounds - 1; r++)
-            {
-                Vector128<byte> k = Unsafe.Add(ref roundKeys, r);
-                b0 = ArmAes.MixColumns(ArmAes.Encrypt(b0, k));
-                b1 = ArmAes.MixColumns(ArmAes.Encrypt(b1, k));
-                b2 = ArmAes.MixColumns(ArmAes.Encrypt(b2, k));
-                b3 = ArmAes.MixColumns(ArmAes.Encrypt(b3, k));
-                b4 = ArmAes.MixColumns(ArmAes.Encrypt(b4, k));
-                b5 = ArmAes.MixColumns(ArmAes.Encrypt(b5, k));
-                b6 = ArmAes.MixColumns(ArmAes.Encrypt(b6, k));
-                b7 = ArmAes.MixColumns(ArmAes.Encrypt(b7, k));
-            }
-
-            Vector128<byte> penultimate = Unsafe.Add(ref roundKeys, rounds - 1);
-            Vector128<byte> last = Unsafe.Add(ref roundKeys, rounds);
-            (ArmAes.Encrypt(b0, penultimate) ^ last ^ Vector128.LoadUnsafe(ref source, offset)).StoreUnsafe(ref destination, offset);
-            (ArmAes.Encrypt(b1, penultimate) ^ last ^ Vector128.LoadUnsafe(ref source, offset + 16)).StoreUnsafe(ref destination, offset + 16);
-            (ArmAes.Encrypt(b2, penultimate) ^ last ^ Vector128.LoadUnsafe(ref source, offset + 32)).StoreUnsafe(ref destination, offset + 32);
-            (ArmAes.Encrypt(b3, penultimate) ^ last ^ Vector128.LoadUnsafe(ref source, offset + 48)).StoreUnsafe(ref destination, offset + 48);
-            (ArmAes.Encrypt(b4, penultimate) ^ last ^ Vector128.LoadUnsafe(ref source, offset + 64)).StoreUnsafe(ref destination, offset + 64);
-            (ArmAes.Encrypt(b5, penultimate) ^ last ^ Vector128.LoadUnsafe(ref source, offset + 80)).StoreUnsafe(ref destination, offset + 80);
-            (ArmAes.Encrypt(b6, penultimate) ^ last ^ Vector128.LoadUnsafe(ref source, offset + 96)).StoreUnsafe(ref destination, offset + 96);
-            (ArmAes.Encrypt(b7, penultimate) ^ last ^ Vector128.LoadUnsafe(ref source, offset + 112)).StoreUnsafe(ref destination, offset + 112);
+            counter = Ctr8(in schedule, rounds, counter, ref Unsafe.Add(ref source, offset), ref Unsafe.Add(ref destination, offset));
         }
 
         for (; length >= BlockSize; length -= BlockSize, offset += BlockSize)
@@ -155,6 +123,46 @@ internal readonly struct AesArm64 : IAes
 
             CryptographicOperations.ZeroMemory(keystream);
         }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static Vector128<uint> Ctr8(in AesKeySchedule schedule, int rounds, Vector128<uint> counter, ref byte input, ref byte output)
+    {
+        // Eight independent blocks hide the AESE/AESMC latency. Lane 0 is the little-endian 32-bit
+        // counter; a 32-bit lane add wraps mod 2^32 (RFC 8452).
+        ref Vector128<byte> roundKeys = ref RoundKeys(in schedule);
+        Vector128<byte> b0 = counter.AsByte();
+        Vector128<byte> b1 = (counter + Vector128.Create(1u, 0, 0, 0)).AsByte();
+        Vector128<byte> b2 = (counter + Vector128.Create(2u, 0, 0, 0)).AsByte();
+        Vector128<byte> b3 = (counter + Vector128.Create(3u, 0, 0, 0)).AsByte();
+        Vector128<byte> b4 = (counter + Vector128.Create(4u, 0, 0, 0)).AsByte();
+        Vector128<byte> b5 = (counter + Vector128.Create(5u, 0, 0, 0)).AsByte();
+        Vector128<byte> b6 = (counter + Vector128.Create(6u, 0, 0, 0)).AsByte();
+        Vector128<byte> b7 = (counter + Vector128.Create(7u, 0, 0, 0)).AsByte();
+        for (int r = 0; r < rounds - 1; r++)
+        {
+            Vector128<byte> k = Unsafe.Add(ref roundKeys, r);
+            b0 = ArmAes.MixColumns(ArmAes.Encrypt(b0, k));
+            b1 = ArmAes.MixColumns(ArmAes.Encrypt(b1, k));
+            b2 = ArmAes.MixColumns(ArmAes.Encrypt(b2, k));
+            b3 = ArmAes.MixColumns(ArmAes.Encrypt(b3, k));
+            b4 = ArmAes.MixColumns(ArmAes.Encrypt(b4, k));
+            b5 = ArmAes.MixColumns(ArmAes.Encrypt(b5, k));
+            b6 = ArmAes.MixColumns(ArmAes.Encrypt(b6, k));
+            b7 = ArmAes.MixColumns(ArmAes.Encrypt(b7, k));
+        }
+
+        Vector128<byte> penultimate = Unsafe.Add(ref roundKeys, rounds - 1);
+        Vector128<byte> last = Unsafe.Add(ref roundKeys, rounds);
+        (ArmAes.Encrypt(b0, penultimate) ^ last ^ Vector128.LoadUnsafe(ref input)).StoreUnsafe(ref output);
+        (ArmAes.Encrypt(b1, penultimate) ^ last ^ Vector128.LoadUnsafe(ref input, 16)).StoreUnsafe(ref output, 16);
+        (ArmAes.Encrypt(b2, penultimate) ^ last ^ Vector128.LoadUnsafe(ref input, 32)).StoreUnsafe(ref output, 32);
+        (ArmAes.Encrypt(b3, penultimate) ^ last ^ Vector128.LoadUnsafe(ref input, 48)).StoreUnsafe(ref output, 48);
+        (ArmAes.Encrypt(b4, penultimate) ^ last ^ Vector128.LoadUnsafe(ref input, 64)).StoreUnsafe(ref output, 64);
+        (ArmAes.Encrypt(b5, penultimate) ^ last ^ Vector128.LoadUnsafe(ref input, 80)).StoreUnsafe(ref output, 80);
+        (ArmAes.Encrypt(b6, penultimate) ^ last ^ Vector128.LoadUnsafe(ref input, 96)).StoreUnsafe(ref output, 96);
+        (ArmAes.Encrypt(b7, penultimate) ^ last ^ Vector128.LoadUnsafe(ref input, 112)).StoreUnsafe(ref output, 112);
+        return counter + Vector128.Create(8u, 0, 0, 0);
     }
 
     /// <summary>

@@ -76,6 +76,10 @@ internal readonly struct PolyvalPclmulqdq : IPolyval
         acc.AsByte().CopyTo(accumulator);
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static Vector128<ulong> Update16(in PolyvalKey key, Vector128<ulong> accumulator, ref byte blocks) =>
+        Group(ref blocks, 0, ref PolyvalClmul.Table(in key), 16, accumulator);
+
     /// <summary>
     /// One group of <paramref name="count"/> blocks: block i meets H^(count - i), at table entry
     /// 16 - count + i. Block 0, which carries the accumulator, is multiplied and added last.

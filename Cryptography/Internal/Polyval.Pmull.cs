@@ -46,27 +46,9 @@ internal readonly struct PolyvalPmull : IPolyval
 
         if (PolyvalClmul.PowerCount(in key) >= 8)
         {
-            // Block i of 8 meets H^(8-i); the accumulator's product is added last (see Polyval.Pclmulqdq.cs).
-            ref Vector128<ulong> powers = ref Unsafe.Add(ref table, PolyvalClmul.PowerIndex(8));
-            ref Vector128<ulong> halves = ref Unsafe.Add(ref table, PolyvalClmul.KaratsubaIndex + PolyvalClmul.PowerIndex(8));
             for (; length >= 128; length -= 128, offset += 128)
             {
-                Vector128<ulong> lo = Vector128<ulong>.Zero, mid = Vector128<ulong>.Zero, hi = Vector128<ulong>.Zero;
-                for (int i = 7; i >= 0; i--)
-                {
-                    Vector128<ulong> x = Vector128.LoadUnsafe(ref source, offset + (nuint)(16 * i)).AsUInt64();
-                    if (i == 0)
-                    {
-                        x ^= acc;
-                    }
-
-                    Vector128<ulong> power = Unsafe.Add(ref powers, i);
-                    lo ^= ArmAes.PolynomialMultiplyWideningLower(x.GetLower(), power.GetLower());
-                    hi ^= ArmAes.PolynomialMultiplyWideningUpper(x, power);
-                    mid ^= ArmAes.PolynomialMultiplyWideningLower((x ^ SwapHalves(x)).GetLower(), Unsafe.Add(ref halves, i).GetLower());
-                }
-
-                acc = Reduce(lo, mid ^ lo ^ hi, hi);
+                acc = Group8(in key, acc, ref Unsafe.Add(ref source, offset));
             }
         }
 
@@ -77,6 +59,36 @@ internal readonly struct PolyvalPmull : IPolyval
         }
 
         acc.AsByte().CopyTo(accumulator);
+    }
+
+    /// <summary>Two groups of 8 (this backend aggregates 8 blocks per reduction).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static Vector128<ulong> Update16(in PolyvalKey key, Vector128<ulong> accumulator, ref byte blocks) =>
+        Group8(in key, Group8(in key, accumulator, ref blocks), ref Unsafe.Add(ref blocks, 128));
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static Vector128<ulong> Group8(in PolyvalKey key, Vector128<ulong> accumulator, ref byte blocks)
+    {
+        // Block i of 8 meets H^(8-i); the accumulator's product is added last (see Polyval.Pclmulqdq.cs).
+        ref Vector128<ulong> table = ref PolyvalClmul.Table(in key);
+        ref Vector128<ulong> powers = ref Unsafe.Add(ref table, PolyvalClmul.PowerIndex(8));
+        ref Vector128<ulong> halves = ref Unsafe.Add(ref table, PolyvalClmul.KaratsubaIndex + PolyvalClmul.PowerIndex(8));
+        Vector128<ulong> lo = Vector128<ulong>.Zero, mid = Vector128<ulong>.Zero, hi = Vector128<ulong>.Zero;
+        Vector128<ulong> x, power;
+        for (int i = 1; i < 8; i++)
+        {
+            x = Vector128.LoadUnsafe(ref blocks, (nuint)(16 * i)).AsUInt64();
+            power = Unsafe.Add(ref powers, i);
+            lo ^= ArmAes.PolynomialMultiplyWideningLower(x.GetLower(), power.GetLower());
+            hi ^= ArmAes.PolynomialMultiplyWideningUpper(x, power);
+            mid ^= ArmAes.PolynomialMultiplyWideningLower((x ^ SwapHalves(x)).GetLower(), Unsafe.Add(ref halves, i).GetLower());
+        }
+
+        x = Vector128.LoadUnsafe(ref blocks).AsUInt64() ^ accumulator;
+        lo ^= ArmAes.PolynomialMultiplyWideningLower(x.GetLower(), powers.GetLower());
+        hi ^= ArmAes.PolynomialMultiplyWideningUpper(x, powers);
+        mid ^= ArmAes.PolynomialMultiplyWideningLower((x ^ SwapHalves(x)).GetLower(), halves.GetLower());
+        return Reduce(lo, mid ^ lo ^ hi, hi);
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

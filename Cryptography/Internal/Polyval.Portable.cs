@@ -17,6 +17,8 @@
 using System;
 using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Runtime.Intrinsics;
 using System.Security.Cryptography;
 
 namespace Cryptography.Internal;
@@ -68,6 +70,20 @@ internal readonly struct PolyvalPortable : IPolyval
 
         UpdateCore(key[0], key[1], accumulator, blocks);
         BurnStack();
+    }
+
+    /// <summary>
+    /// Sixteen blocks for the stitched decryption loop. The portable backend gains nothing from
+    /// stitching (it has no separate units to overlap), so this is <see cref="Update"/> on a stack copy.
+    /// </summary>
+    public static Vector128<ulong> Update16(in PolyvalKey key, Vector128<ulong> accumulator, ref byte blocks)
+    {
+        Span<byte> state = stackalloc byte[16];
+        accumulator.AsByte().CopyTo(state);
+        Update(in key, state, MemoryMarshal.CreateReadOnlySpan(ref blocks, 256));
+        Vector128<ulong> result = Vector128.Create<byte>(state).AsUInt64();
+        CryptographicOperations.ZeroMemory(state);
+        return result;
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
