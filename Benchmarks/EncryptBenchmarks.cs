@@ -1,56 +1,36 @@
-// AES-GCM-SIV encryption on each backend this machine has, against .NET's AesGcm (the baseline)
-// with the same key size, in one run.
+// Encryption of Size bytes (no associated data) by each AEAD, against .NET's AesGcm.
+// One method per implementation; AesGcm with the same key size is the baseline. Setup, sizes, key
+// sizes and which rows are skipped where: AeadBenchmarks.cs.
 
-using System.Collections.Generic;
-using System.Security.Cryptography;
 using BenchmarkDotNet.Attributes;
-using Cryptography;
-using Cryptography.Internal;
 
 namespace Benchmarks;
 
-[MemoryDiagnoser]
-public class EncryptBenchmarks
+public class EncryptBenchmarks : AeadBenchmarks
 {
-    private byte[] _plaintext = [];
-    private byte[] _ciphertext = [];
-    private readonly byte[] _tag = new byte[16];
-    private readonly byte[] _nonce = new byte[12];
-    private AesGcm _aesGcm = null!;
-    private AesGcmSiv _aesGcmSiv = null!;
+    [Benchmark(Baseline = true), Requires(Requirement.AesGcm)]
+    public void AesGcm() => AesGcmPeer.Encrypt();
 
-    [Params(64, 1350, 8192)]
-    public int Size { get; set; }
+    [Benchmark, Requires(Requirement.ChaCha20Poly1305)]
+    public void ChaCha20Poly1305() => ChaCha20Poly1305Peer.Encrypt();
 
-    [Params(16, 32)]
-    public int KeySize { get; set; }
-
-    [ParamsSource(nameof(AllBackends))]
-    public AesGcmSivBackend Backend { get; set; }
-
-    public static IEnumerable<AesGcmSivBackend> AllBackends() => Backends.Supported();
-
-    [GlobalSetup]
-    public void Setup()
-    {
-        byte[] key = new byte[KeySize];
-        RandomNumberGenerator.Fill(key);
-        _plaintext = new byte[Size];
-        _ciphertext = new byte[Size];
-        _aesGcm = new AesGcm(key, 16);
-        _aesGcmSiv = new AesGcmSiv(key, Backend);
-    }
-
-    [GlobalCleanup]
-    public void Cleanup()
-    {
-        _aesGcm.Dispose();
-        _aesGcmSiv.Dispose();
-    }
-
-    [Benchmark(Baseline = true)]
-    public void AesGcmEncrypt() => _aesGcm.Encrypt(_nonce, _plaintext, _ciphertext, _tag);
+    [Benchmark, Requires(Requirement.Libsodium)]
+    public void Libsodium() => LibsodiumPeer.Encrypt();
+#if BOUNCYCASTLE
 
     [Benchmark]
-    public void AesGcmSivEncrypt() => _aesGcmSiv.Encrypt(_nonce, _plaintext, _ciphertext, _tag);
+    public void BouncyCastle() => BouncyCastlePeer.Encrypt();
+#endif
+
+    [Benchmark, Requires(Requirement.BackendAesNiVpclmulqdq)]
+    public void AesGcmSiv_AesNiVpclmulqdq() => AesNiVpclmulqdqPeer.Encrypt();
+
+    [Benchmark, Requires(Requirement.BackendAesNiPclmulqdq)]
+    public void AesGcmSiv_AesNiPclmulqdq() => AesNiPclmulqdqPeer.Encrypt();
+
+    [Benchmark, Requires(Requirement.BackendArm64)]
+    public void AesGcmSiv_Arm64() => Arm64Peer.Encrypt();
+
+    [Benchmark, Requires(Requirement.BackendPortable)]
+    public void AesGcmSiv_Portable() => PortablePeer.Encrypt();
 }
