@@ -3,6 +3,7 @@
 //
 //   dotnet run -c Release --project Benchmarks -- --filter '*'              the full suite
 //   dotnet run -c Release --project Benchmarks -- --quick                   a short subset, ~2 minutes
+//   dotnet run -c Release --project Benchmarks -- --clock                   the core clock, for cycles per byte
 //   dotnet run -c Release --project Benchmarks -- --filter '*EncryptBenchmarks.AesGcmSiv_Portable' --job Dry
 //                                                                           CI's build-and-run check
 //
@@ -25,6 +26,12 @@ public static class Program
 {
     public static int Main(string[] args)
     {
+        if (args.Contains("--clock"))
+        {
+            ClockRate.Print();
+            return 0;
+        }
+
         bool quick = args.Contains("--quick");
         string[] switcherArgs = [.. args.Where(arg => arg != "--quick")];
         if (quick && !switcherArgs.Contains("--filter"))
