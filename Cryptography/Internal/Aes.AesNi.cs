@@ -14,12 +14,10 @@ using X86Aes = System.Runtime.Intrinsics.X86.Aes;
 
 namespace Cryptography.Internal;
 
-internal readonly struct AesNi : IAes
+internal readonly struct AesNi : IAesBlock
 {
     private const int BlockSize = 16;
 
-    // Blocks in flight in CTR mode (see Ctr8).
-    private const int Batch = 8;
 
     public static bool IsSupported => X86Aes.IsSupported && Sse2.IsSupported;
 
@@ -107,44 +105,12 @@ internal readonly struct AesNi : IAes
         }
     }
 
-    public static void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
-    {
-        ref Vector128<byte> roundKeys = ref RoundKeys(ref Unsafe.AsRef(in schedule));
-        ref byte source = ref MemoryMarshal.GetReference(input);
-        ref byte destination = ref MemoryMarshal.GetReference(output);
+    public static void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output) =>
+        CtrMode<AesNi>.Apply(in schedule, rounds, counterBlock, input, output);
 
-        // The counter is lane 0 as a little-endian uint32; a 32-bit lane add wraps mod 2^32 exactly
-        // as RFC 8452 requires and leaves the other 96 bits alone.
-        Vector128<uint> counter = Vector128.Create(counterBlock).AsUInt32();
-        Vector128<uint> one = Vector128.Create(1u, 0, 0, 0);
-        int length = input.Length;
-        nuint offset = 0;
-
-        for (; length >= Batch * BlockSize; length -= Batch * BlockSize, offset += Batch * BlockSize)
-        {
-            counter = Ctr8(in schedule, rounds, counter, ref Unsafe.Add(ref source, offset), ref Unsafe.Add(ref destination, offset));
-        }
-
-        for (; length >= BlockSize; length -= BlockSize, offset += BlockSize)
-        {
-            Vector128<byte> keystream = EncryptBlock(ref roundKeys, rounds, counter.AsByte());
-            counter += one;
-            (keystream ^ Vector128.LoadUnsafe(ref source, offset)).StoreUnsafe(ref destination, offset);
-        }
-
-        if (length > 0)
-        {
-            // The last partial block: XOR through a stack block so nothing past the spans is touched.
-            Span<byte> keystream = stackalloc byte[BlockSize];
-            EncryptBlock(ref roundKeys, rounds, counter.AsByte()).CopyTo(keystream);
-            for (int i = 0; i < length; i++)
-            {
-                Unsafe.Add(ref destination, offset + (nuint)i) = (byte)(Unsafe.Add(ref source, offset + (nuint)i) ^ keystream[i]);
-            }
-
-            CryptographicOperations.ZeroMemory(keystream);
-        }
-    }
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static Vector128<byte> EncryptBlock(in AesKeySchedule schedule, int rounds, Vector128<byte> block) =>
+        EncryptBlock(ref RoundKeys(ref Unsafe.AsRef(in schedule)), rounds, block);
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static Vector128<uint> Ctr8(in AesKeySchedule schedule, int rounds, Vector128<uint> counter, ref byte input, ref byte output)

@@ -13,10 +13,9 @@ using ArmAes = System.Runtime.Intrinsics.Arm.Aes;
 
 namespace Cryptography.Internal;
 
-internal readonly struct AesArm64 : IAes
+internal readonly struct AesArm64 : IAesBlock
 {
     private const int BlockSize = 16;
-    private const int Batch = 8;
 
     // FIPS-197 section 5.2 round constants, as the low byte of a little-endian word.
     private static ReadOnlySpan<byte> RoundConstants => [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36];
@@ -89,41 +88,12 @@ internal readonly struct AesArm64 : IAes
         }
     }
 
-    public static void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
-    {
-        ref Vector128<byte> roundKeys = ref RoundKeys(in schedule);
-        ref byte source = ref MemoryMarshal.GetReference(input);
-        ref byte destination = ref MemoryMarshal.GetReference(output);
+    public static void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output) =>
+        CtrMode<AesArm64>.Apply(in schedule, rounds, counterBlock, input, output);
 
-        // Lane 0 is the little-endian 32-bit counter; a 32-bit lane add wraps mod 2^32 (RFC 8452).
-        Vector128<uint> counter = Vector128.Create(counterBlock).AsUInt32();
-        Vector128<uint> one = Vector128.Create(1u, 0, 0, 0);
-        int length = input.Length;
-        nuint offset = 0;
-        for (; length >= Batch * BlockSize; length -= Batch * BlockSize, offset += Batch * BlockSize)
-        {
-            counter = Ctr8(in schedule, rounds, counter, ref Unsafe.Add(ref source, offset), ref Unsafe.Add(ref destination, offset));
-        }
-
-        for (; length >= BlockSize; length -= BlockSize, offset += BlockSize)
-        {
-            Vector128<byte> keystream = EncryptBlock(ref roundKeys, rounds, counter.AsByte());
-            counter += one;
-            (keystream ^ Vector128.LoadUnsafe(ref source, offset)).StoreUnsafe(ref destination, offset);
-        }
-
-        if (length > 0)
-        {
-            Span<byte> keystream = stackalloc byte[BlockSize];
-            EncryptBlock(ref roundKeys, rounds, counter.AsByte()).CopyTo(keystream);
-            for (int i = 0; i < length; i++)
-            {
-                Unsafe.Add(ref destination, offset + (nuint)i) = (byte)(Unsafe.Add(ref source, offset + (nuint)i) ^ keystream[i]);
-            }
-
-            CryptographicOperations.ZeroMemory(keystream);
-        }
-    }
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static Vector128<byte> EncryptBlock(in AesKeySchedule schedule, int rounds, Vector128<byte> block) =>
+        EncryptBlock(ref RoundKeys(in schedule), rounds, block);
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static Vector128<uint> Ctr8(in AesKeySchedule schedule, int rounds, Vector128<uint> counter, ref byte input, ref byte output)
