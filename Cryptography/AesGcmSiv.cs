@@ -25,8 +25,8 @@ namespace Cryptography;
 /// <para>An instance is immutable after construction: any number of threads may call
 /// <see cref="Encrypt(ReadOnlySpan{byte}, ReadOnlySpan{byte}, Span{byte}, Span{byte}, ReadOnlySpan{byte})"/>
 /// and <see cref="Decrypt(ReadOnlySpan{byte}, ReadOnlySpan{byte}, ReadOnlySpan{byte}, Span{byte}, ReadOnlySpan{byte})"/>
-/// on it at once. Calls do not allocate. <see cref="Dispose"/> wipes the key schedule; it must not
-/// race with calls in flight.</para>
+/// on it at once. Calls do not allocate. <see cref="Dispose"/> wipes the key schedule (so does the
+/// finalizer, if the instance is never disposed); it must not race with calls in flight.</para>
 /// </remarks>
 public sealed class AesGcmSiv : IDisposable
 {
@@ -182,12 +182,19 @@ public sealed class AesGcmSiv : IDisposable
         }
     }
 
+    /// <summary>Wipes the key schedule if the instance was never disposed.</summary>
+    ~AesGcmSiv() => WipeKey();
+
     /// <summary>Wipes the key schedule. Later calls throw <see cref="ObjectDisposedException"/>.</summary>
     public void Dispose()
     {
         _disposed = true;
-        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(_keyGeneratingKeySchedule.AsSpan()));
+        WipeKey();
+        GC.SuppressFinalize(this);
     }
+
+    // The schedule array is pinned, so this is the only copy of the key material to clear.
+    private void WipeKey() => CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(_keyGeneratingKeySchedule.AsSpan()));
 
     private static void CheckParameters(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> input, ReadOnlySpan<byte> output, int tagLength, string outputName)
     {

@@ -192,6 +192,29 @@ public class ApiTests
         aead.Dispose();
     }
 
+    [Test]
+    public void AnUndisposedInstanceWipesItsKeyWhenCollected()
+    {
+        ulong[] schedule = CreateAndDropInstance();
+        Assert.That(schedule.Any(w => w != 0), Is.True, "the schedule must hold key material before collection");
+        for (int attempt = 0; attempt < 10 && schedule.Any(w => w != 0); attempt++)
+        {
+            GC.Collect();
+            GC.WaitForPendingFinalizers();
+        }
+
+        Assert.That(schedule.All(w => w == 0), Is.True, "key schedule not wiped by the finalizer");
+    }
+
+    // A separate, non-inlined frame, so no reference to the instance survives in the test method.
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    private static ulong[] CreateAndDropInstance()
+    {
+        var aead = new AesGcmSiv(Key16);
+        var field = typeof(AesGcmSiv).GetField("_keyGeneratingKeySchedule", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Instance)!;
+        return (ulong[])field.GetValue(aead)!;
+    }
+
     [TestCaseSource(nameof(Backends))]
     public void EncryptAndDecryptDoNotAllocate(AesGcmSivBackend backend)
     {
