@@ -9,7 +9,6 @@ using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Runtime.Intrinsics;
 using System.Runtime.Intrinsics.X86;
-using System.Security.Cryptography;
 using X86Aes = System.Runtime.Intrinsics.X86.Aes;
 
 namespace Cryptography.Internal;

@@ -8,7 +8,6 @@ using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Runtime.Intrinsics;
 using System.Runtime.Intrinsics.Arm;
-using System.Security.Cryptography;
 using ArmAes = System.Runtime.Intrinsics.Arm.Aes;
 
 namespace Cryptography.Internal;
