@@ -28,7 +28,7 @@ namespace Cryptography;
 /// on it at once. Calls do not allocate. <see cref="Dispose"/> wipes the key schedule (so does the
 /// finalizer, if the instance is never disposed); it must not race with calls in flight.</para>
 /// </remarks>
-public sealed class AesGcmSiv : IDisposable
+public sealed partial class AesGcmSiv : IDisposable
 {
     private const int NonceSize = 12;
     private const int TagSize = 16;

@@ -10,6 +10,8 @@ internal static class Messages
     public const string InvalidTagSize = "The tag must be 16 bytes.";
     public const string PlaintextCiphertextLengthMismatch = "Plaintext and ciphertext must have the same length.";
     public const string OverlappingBuffers = "The input and output buffers overlap partially; use either the same buffer (in place) or buffers that do not overlap.";
+    public const string DestinationTooShort = "The destination buffer is too short.";
+    public const string SealedMessageTooShort = "A sealed message is at least 28 bytes: a 12-byte nonce and a 16-byte tag.";
     public const string TagOverlapsCiphertext = "The tag buffer must not overlap the ciphertext buffer.";
     public const string BackendNotSupported = "The backend {0} is not supported on this machine.";
     public const string UnknownBackend = "Unknown backend {0}.";

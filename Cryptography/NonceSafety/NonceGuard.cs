@@ -1,0 +1,183 @@
+// The guard's logic, once for all three wrapped AEADs (GuardedAesGcm, GuardedChaCha20Poly1305,
+// GuardedAesGcmSiv). The AEAD is a type parameter over a struct adapter, so each wrapper gets its
+// own specialised copy with direct calls.
+//
+// Encrypt, fast path (a nonce not seen before): reserve the nonce in the history, encrypt straight
+// into the caller's buffers, publish the tag. Nothing else is hashed or copied.
+// Encrypt, a repeat: under Refuse, encrypt into a private buffer and compare its tag with the one
+// the earlier message got. Equal tags mean the same (nonce, associated data, plaintext): the
+// result is copied out. Different tags: the private buffer is wiped and NonceReuseException is
+// thrown, so nothing reaches the caller's buffers. (Two different messages under one nonce get
+// equal tags only with probability about 2^-100 or less for all three AEADs, and nobody can steer
+// that without the key.)
+
+using System;
+using System.Buffers;
+using System.Globalization;
+using System.Security.Cryptography;
+using System.Threading;
+
+namespace Cryptography.NonceSafety;
+
+/// <summary>The calls a guard makes on the AEAD it wraps.</summary>
+internal interface IGuardedAead
+{
+    static abstract string Name { get; }
+
+    void Encrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData);
+
+    void Decrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData);
+}
+
+internal static class NonceGuard
+{
+    public const int NonceSize = 12;
+
+    public static void Encrypt<TAead>(TAead aead, NonceHistory history, NonceReusePolicy policy, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
+        where TAead : struct, IGuardedAead
+    {
+        if (nonce.Length != NonceSize)
+        {
+            // The wrapped AEAD raises its own exception for a wrong nonce size; the history only
+            // ever sees 12-byte nonces.
+            aead.Encrypt(nonce, plaintext, ciphertext, tag, associatedData);
+            throw new ArgumentException(Internal.Messages.InvalidNonceSize, nameof(nonce));
+        }
+
+        ulong low = NonceHistory.NonceLow(nonce);
+        uint high = NonceHistory.NonceHigh(nonce);
+        var spinner = default(SpinWait);
+        while (true)
+        {
+            NonceLookup found = history.Reserve(low, high, out int slot, out StoredTag seen);
+            switch (found)
+            {
+                case NonceLookup.New:
+                    try
+                    {
+                        aead.Encrypt(nonce, plaintext, ciphertext, tag, associatedData);
+                    }
+                    catch
+                    {
+                        history.Cancel(slot, low, high);
+                        throw;
+                    }
+
+                    history.Publish(slot, low, high, tag);
+                    return;
+
+                case NonceLookup.Pending:
+                    // Another thread is encrypting under this nonce right now; its tag decides.
+                    spinner.SpinOnce();
+                    continue;
+
+                default:
+                    EncryptRepeat(aead, history, policy, found == NonceLookup.SeenLongRange, seen, nonce, plaintext, ciphertext, tag, associatedData);
+                    return;
+            }
+        }
+    }
+
+    public static void Decrypt<TAead>(TAead aead, NonceHistory history, NonceReusePolicy policy, bool check, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData)
+        where TAead : struct, IGuardedAead
+    {
+        aead.Decrypt(nonce, ciphertext, tag, plaintext, associatedData);
+        if (!check)
+        {
+            return;
+        }
+
+        // Only an authentic message is recorded: a forgery must not be able to fill the history.
+        ulong low = NonceHistory.NonceLow(nonce);
+        uint high = NonceHistory.NonceHigh(nonce);
+        var spinner = default(SpinWait);
+        NonceLookup found;
+        StoredTag seen;
+        while ((found = history.Observe(low, high, tag, out seen)) == NonceLookup.Pending)
+        {
+            spinner.SpinOnce();
+        }
+
+        if (found == NonceLookup.New)
+        {
+            return;
+        }
+
+        bool identical = seen.Matches(tag);
+        history.CountRepeat(identical);
+        if (!identical && policy != NonceReusePolicy.Observe)
+        {
+            CryptographicOperations.ZeroMemory(plaintext);
+            throw Refusal<TAead>(history, found == NonceLookup.SeenLongRange, nonce, decrypting: true);
+        }
+    }
+
+    private static void EncryptRepeat<TAead>(TAead aead, NonceHistory history, NonceReusePolicy policy, bool longRange, StoredTag seen, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
+        where TAead : struct, IGuardedAead
+    {
+        if (policy == NonceReusePolicy.Observe)
+        {
+            aead.Encrypt(nonce, plaintext, ciphertext, tag, associatedData);
+            history.CountRepeat(seen.Matches(tag));
+            return;
+        }
+
+        if (policy == NonceReusePolicy.RefuseAll)
+        {
+            history.CountRepeat(identical: false);
+            throw Refusal<TAead>(history, longRange, nonce, decrypting: false, anyRepeat: true);
+        }
+
+        // Refuse: work out of sight first. The private buffer is pooled, so only the first repeat
+        // of a size allocates; it is wiped before it goes back.
+        byte[]? rented = plaintext.IsEmpty ? null : ArrayPool<byte>.Shared.Rent(plaintext.Length);
+        Span<byte> privateCiphertext = rented is null ? [] : rented.AsSpan(0, plaintext.Length);
+        Span<byte> privateTag = stackalloc byte[tag.Length <= 16 ? tag.Length : 0];
+        if (privateTag.Length != tag.Length)
+        {
+            // A tag size the AEAD will reject anyway; let it say so.
+            aead.Encrypt(nonce, plaintext, ciphertext, tag, associatedData);
+            return;
+        }
+
+        try
+        {
+            aead.Encrypt(nonce, plaintext, privateCiphertext, privateTag, associatedData);
+            bool identical = seen.Matches(privateTag);
+            history.CountRepeat(identical);
+            if (!identical)
+            {
+                throw Refusal<TAead>(history, longRange, nonce, decrypting: false);
+            }
+
+            privateCiphertext.CopyTo(ciphertext);
+            privateTag.CopyTo(tag);
+        }
+        finally
+        {
+            CryptographicOperations.ZeroMemory(privateCiphertext);
+            CryptographicOperations.ZeroMemory(privateTag);
+            if (rented is not null)
+            {
+                ArrayPool<byte>.Shared.Return(rented);
+            }
+        }
+    }
+
+    private static NonceReuseException Refusal<TAead>(NonceHistory history, bool longRange, ReadOnlySpan<byte> nonce, bool decrypting, bool anyRepeat = false)
+        where TAead : struct, IGuardedAead
+    {
+        string where = longRange
+            ? "as a distinguished point, further back than the last " + history.WindowSize.ToString(CultureInfo.InvariantCulture) + " nonces"
+            : "within the last " + history.WindowSize.ToString(CultureInfo.InvariantCulture) + " nonces";
+        string what = anyRepeat
+            ? "The nonce {0} was already used with this {1} key, and the guard refuses every repeat (found {2}). Nothing was written."
+            : decrypting
+            ? "A received message reuses the nonce {0} of an earlier, different message under the same {1} key (found {2}). The plaintext buffer has been zeroed."
+            : "The nonce {0} was already used with this {1} key for a different message (found {2}). Nothing was written.";
+        return new NonceReuseException(string.Format(CultureInfo.InvariantCulture, what, Convert.ToHexString(nonce), TAead.Name, where))
+        {
+            LongRange = longRange,
+        };
+    }
+}
