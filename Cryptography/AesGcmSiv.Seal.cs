@@ -1,5 +1,10 @@
 // Random-nonce helpers: Seal and Open carry the nonce inside the message, as
 // nonce (12 bytes) || ciphertext || tag (16 bytes), so callers never handle nonces at all.
+//
+// The forms that write into a caller's buffer are named SealInto/OpenInto rather than being
+// Seal/Open overloads: with arrays, Seal(plaintext, buffer) would bind to
+// Seal(plaintext, associatedData) (C# prefers the ReadOnlySpan conversion), silently treating
+// the buffer as associated data.
 
 using System;
 using System.Security.Cryptography;
@@ -44,7 +49,7 @@ public sealed partial class AesGcmSiv
     public byte[] Seal(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> associatedData = default)
     {
         byte[] sealedMessage = new byte[GetSealedLength(plaintext.Length)];
-        Seal(plaintext, sealedMessage, associatedData);
+        SealInto(plaintext, sealedMessage, associatedData);
         return sealedMessage;
     }
 
@@ -55,7 +60,7 @@ public sealed partial class AesGcmSiv
     /// <returns>The number of bytes written.</returns>
     /// <exception cref="ArgumentException"><paramref name="destination"/> is too short, or overlaps <paramref name="plaintext"/> other than in place.</exception>
     /// <exception cref="ObjectDisposedException">The instance has been disposed.</exception>
-    public int Seal(ReadOnlySpan<byte> plaintext, Span<byte> destination, ReadOnlySpan<byte> associatedData = default)
+    public int SealInto(ReadOnlySpan<byte> plaintext, Span<byte> destination, ReadOnlySpan<byte> associatedData = default)
     {
         int length = GetSealedLength(plaintext.Length);
         if (destination.Length < length)
@@ -92,7 +97,7 @@ public sealed partial class AesGcmSiv
         }
 
         byte[] plaintext = new byte[sealedMessage.Length - SealOverhead];
-        Open(sealedMessage, plaintext, associatedData);
+        OpenInto(sealedMessage, plaintext, associatedData);
         return plaintext;
     }
 
@@ -105,7 +110,7 @@ public sealed partial class AesGcmSiv
     /// <exception cref="ArgumentException"><paramref name="sealedMessage"/> is shorter than <see cref="SealOverhead"/>, <paramref name="destination"/> is too short, or they overlap other than in place.</exception>
     /// <exception cref="AuthenticationTagMismatchException">The message, associated data or key is wrong.</exception>
     /// <exception cref="ObjectDisposedException">The instance has been disposed.</exception>
-    public int Open(ReadOnlySpan<byte> sealedMessage, Span<byte> destination, ReadOnlySpan<byte> associatedData = default)
+    public int OpenInto(ReadOnlySpan<byte> sealedMessage, Span<byte> destination, ReadOnlySpan<byte> associatedData = default)
     {
         if (sealedMessage.Length < SealOverhead)
         {
