@@ -19,8 +19,8 @@ namespace Cryptography;
 /// nonces is refused, and one further back with probability 2^-<see cref="NonceGuardOptions.DistinguishedPointBits"/>.
 /// Guards built from the same key in one process share their memory (<see cref="NonceGuardOptions.ShareHistory"/>).</para>
 /// <para>Thread-safe: any number of threads may encrypt and decrypt at once. (<see cref="AesGcm"/>
-/// itself is not safe for concurrent calls, so the guard runs one AES-GCM computation at a time
-/// per instance.) Calls do not allocate, except the first time a repeat of a given size is
+/// itself is not safe for concurrent calls, so the guard runs one call at a time per key, under
+/// the lock of the key's nonce history.) Calls do not allocate, except the first time a repeat of a given size is
 /// examined.</para>
 /// </remarks>
 public sealed class GuardedAesGcm : IDisposable
@@ -194,22 +194,13 @@ public sealed class GuardedAesGcm : IDisposable
     {
         public static string Name => "AES-GCM";
 
-        // .NET's AesGcm keeps one native cipher context per instance and is not safe for
-        // concurrent calls, so the guard serialises them.
+        // Not safe for concurrent calls: NonceGuard runs every call under the history's lock.
+        public static bool Concurrent => false;
+
         public void Encrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
-        {
-            lock (aead)
-            {
-                aead.Encrypt(nonce, plaintext, ciphertext, tag, associatedData);
-            }
-        }
+            => aead.Encrypt(nonce, plaintext, ciphertext, tag, associatedData);
 
         public void Decrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData)
-        {
-            lock (aead)
-            {
-                aead.Decrypt(nonce, ciphertext, tag, plaintext, associatedData);
-            }
-        }
+            => aead.Decrypt(nonce, ciphertext, tag, plaintext, associatedData);
     }
 }

@@ -175,6 +175,9 @@ public sealed class GuardedAesGcmSiv : IDisposable
     {
         public static string Name => "AES-GCM-SIV";
 
+        // AesGcmSiv is safe for concurrent calls: NonceGuard reserves and publishes around them.
+        public static bool Concurrent => true;
+
         public void Encrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
             => aead.Encrypt(nonce, plaintext, ciphertext, tag, associatedData);
 

@@ -2,8 +2,11 @@
 // GuardedAesGcmSiv). The AEAD is a type parameter over a struct adapter, so each wrapper gets its
 // own specialised copy with direct calls.
 //
-// Encrypt, fast path (a nonce not seen before): reserve the nonce in the history, encrypt straight
-// into the caller's buffers, publish the tag. Nothing else is hashed or copied.
+// Encrypt, fast path (a nonce not seen before): look the nonce up, encrypt straight into the
+// caller's buffers, record the tag. Nothing else is hashed or copied. For AEADs that must not run
+// concurrently anyway (.NET's AesGcm, ChaCha20Poly1305) that is one critical section; for
+// AesGcmSiv, which does run concurrently, the nonce is reserved first and the tag published
+// after, so encryptions under one key proceed in parallel.
 // Encrypt, a repeat: under Refuse, encrypt into a private buffer and compare its tag with the one
 // the earlier message got. Equal tags mean the same (nonce, associated data, plaintext): the
 // result is copied out. Different tags: the private buffer is wiped and NonceReuseException is
@@ -23,6 +26,14 @@ namespace Cryptography.NonceSafety;
 internal interface IGuardedAead
 {
     static abstract string Name { get; }
+
+    /// <summary>
+    /// Whether the AEAD may be called from many threads at once. .NET's AesGcm and
+    /// ChaCha20Poly1305 may not (one native cipher context per instance), so their guards run
+    /// each whole call under the history's lock, which also spares them a second lock
+    /// acquisition and the pending state of the two-phase path.
+    /// </summary>
+    static abstract bool Concurrent { get; }
 
     void Encrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData);
 
@@ -46,10 +57,30 @@ internal static class NonceGuard
 
         ulong low = NonceHistory.NonceLow(nonce);
         uint high = NonceHistory.NonceHigh(nonce);
+        if (!TAead.Concurrent)
+        {
+            ulong hash = history.Hash(low, high);
+            lock (history.SyncRoot)
+            {
+                NonceLookup known = history.FindLocked(low, high, hash, out StoredTag earlier);
+                if (known == NonceLookup.New)
+                {
+                    aead.Encrypt(nonce, plaintext, ciphertext, tag, associatedData);
+                    history.AddLocked(low, high, hash, tag);
+                }
+                else
+                {
+                    EncryptRepeat(aead, history, policy, known == NonceLookup.SeenLongRange, earlier, nonce, plaintext, ciphertext, tag, associatedData);
+                }
+            }
+
+            return;
+        }
+
         var spinner = default(SpinWait);
         while (true)
         {
-            NonceLookup found = history.Reserve(low, high, out int slot, out StoredTag seen);
+            NonceLookup found = history.Reserve(low, high, out long slot, out StoredTag seen);
             switch (found)
             {
                 case NonceLookup.New:
@@ -81,6 +112,22 @@ internal static class NonceGuard
     public static void Decrypt<TAead>(TAead aead, NonceHistory history, NonceReusePolicy policy, bool check, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData)
         where TAead : struct, IGuardedAead
     {
+        if (!TAead.Concurrent)
+        {
+            lock (history.SyncRoot)
+            {
+                DecryptAndCheck(aead, history, policy, check, nonce, ciphertext, tag, plaintext, associatedData);
+            }
+
+            return;
+        }
+
+        DecryptAndCheck(aead, history, policy, check, nonce, ciphertext, tag, plaintext, associatedData);
+    }
+
+    private static void DecryptAndCheck<TAead>(TAead aead, NonceHistory history, NonceReusePolicy policy, bool check, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData)
+        where TAead : struct, IGuardedAead
+    {
         aead.Decrypt(nonce, ciphertext, tag, plaintext, associatedData);
         if (!check)
         {
@@ -93,9 +140,22 @@ internal static class NonceGuard
         var spinner = default(SpinWait);
         NonceLookup found;
         StoredTag seen;
-        while ((found = history.Observe(low, high, tag, out seen)) == NonceLookup.Pending)
+        if (!TAead.Concurrent)
         {
-            spinner.SpinOnce();
+            // The caller holds the lock: no call can be in flight, so nothing is pending.
+            ulong hash = history.Hash(low, high);
+            found = history.FindLocked(low, high, hash, out seen);
+            if (found == NonceLookup.New)
+            {
+                history.AddLocked(low, high, hash, tag);
+            }
+        }
+        else
+        {
+            while ((found = history.Observe(low, high, tag, out seen)) == NonceLookup.Pending)
+            {
+                spinner.SpinOnce();
+            }
         }
 
         if (found == NonceLookup.New)

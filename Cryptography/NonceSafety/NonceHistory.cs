@@ -1,28 +1,34 @@
 // The memory of a nonce guard: which nonces one key has already been used with, and the tag each
 // message got. Two bounded tables:
-//   - the exact window: the most recent WindowSize nonces, every one of them (a ring of entries
-//     plus an open-addressing hash table over it);
+//   - the exact window: at least the most recent WindowSize nonces (up to twice that), every one
+//     of them;
 //   - distinguished points: the nonces whose keyed hash has its top DistinguishedPointBits bits
-//     zero (1 in 2^bits of all nonces), kept in a second, larger ring long after they leave the
+//     zero (1 in 2^bits of all nonces), kept in a second, larger table long after they leave the
 //     exact window, so a repeat far back is still caught with probability 2^-bits.
 // It holds nothing secret: nonces and tags are public (they travel with every message), the key
 // is known only by a fingerprint (NonceHistoryRegistry), and a message is known only by its tag,
 // which the AEAD computes anyway (no extra hashing of the plaintext on the fast path).
 //
-// All state is touched under one lock; nothing allocates after construction.
+// Each table is two generations of a hash table that only ever grows (no deletion): inserts go to
+// the current generation; when it is full, the older generation is cleared and becomes the
+// current one. So the newest `capacity` entries are always present, lookups probe at most two
+// short chains, and forgetting costs one memset per `capacity` inserts instead of a deletion per
+// insert (backward-shift deletion from an open-addressing table measured at ~2x the whole cost).
+//
+// All state is touched under SyncRoot; nothing allocates after construction.
 
 using System;
 using System.Buffers.Binary;
-using System.Runtime.InteropServices;
+using System.Numerics;
 using System.Security.Cryptography;
 using System.Threading;
 
 namespace Cryptography.NonceSafety;
 
-/// <summary>What <see cref="NonceHistory.Reserve"/> found.</summary>
+/// <summary>What a lookup in a <see cref="NonceHistory"/> found.</summary>
 internal enum NonceLookup
 {
-    /// <summary>Never seen (within the window or as a distinguished point); now reserved for the caller.</summary>
+    /// <summary>Never seen (within the window or as a distinguished point).</summary>
     New,
 
     /// <summary>Seen before, within the exact window; the earlier message's tag is returned.</summary>
@@ -36,25 +42,25 @@ internal enum NonceLookup
 }
 
 /// <summary>A message's tag as the history keeps it: up to 16 bytes.</summary>
-[StructLayout(LayoutKind.Sequential)]
-internal struct StoredTag
+internal readonly struct StoredTag(ulong low, ulong high, int length)
 {
-    public ulong Low;
-    public ulong High;
-    public int Length;
+    public ulong Low { get; } = low;
+
+    public ulong High { get; } = high;
+
+    public int Length { get; } = length;
 
     public static StoredTag From(ReadOnlySpan<byte> tag)
     {
+        if (tag.Length >= 16)
+        {
+            return new StoredTag(BinaryPrimitives.ReadUInt64LittleEndian(tag), BinaryPrimitives.ReadUInt64LittleEndian(tag[8..]), 16);
+        }
+
         Span<byte> padded = stackalloc byte[16];
         padded.Clear();
-        int length = Math.Min(tag.Length, 16);
-        tag[..length].CopyTo(padded);
-        return new StoredTag
-        {
-            Low = BinaryPrimitives.ReadUInt64LittleEndian(padded),
-            High = BinaryPrimitives.ReadUInt64LittleEndian(padded[8..]),
-            Length = length,
-        };
+        tag.CopyTo(padded);
+        return new StoredTag(BinaryPrimitives.ReadUInt64LittleEndian(padded), BinaryPrimitives.ReadUInt64LittleEndian(padded[8..]), tag.Length);
     }
 
     /// <summary>
@@ -63,7 +69,7 @@ internal struct StoredTag
     /// time, because the tag compared may belong to a message that is about to be refused and
     /// must not be released, not even bit by bit.
     /// </summary>
-    public readonly bool Matches(ReadOnlySpan<byte> tag)
+    public bool Matches(ReadOnlySpan<byte> tag)
     {
         Span<byte> stored = stackalloc byte[16];
         BinaryPrimitives.WriteUInt64LittleEndian(stored, Low);
@@ -76,12 +82,11 @@ internal struct StoredTag
 /// <summary>The nonces one key has been used with, bounded; see the file header.</summary>
 internal sealed class NonceHistory
 {
-    private const int Empty = 0;
+    private const int Empty = 0; // a cancelled reservation; lookups skip it
     private const int Pending = -1;
 
-    private readonly Lock _lock = new();
-    private readonly Window _exact;
-    private readonly Window? _distinguished;
+    private readonly Table _exact;
+    private readonly Table? _distinguished;
     private readonly ulong _distinguishedMask; // the top DistinguishedPointBits bits
     private readonly ulong _hashKey0;
     private readonly ulong _hashKey1;
@@ -95,10 +100,11 @@ internal sealed class NonceHistory
         RandomNumberGenerator.Fill(key);
         _hashKey0 = BinaryPrimitives.ReadUInt64LittleEndian(key);
         _hashKey1 = BinaryPrimitives.ReadUInt64LittleEndian(key[8..]);
-        _exact = new Window(options.WindowSize, this);
+        _exact = new Table(options.WindowSize);
         if (options.DistinguishedPointCapacity > 0)
         {
-            _distinguished = new Window(options.DistinguishedPointCapacity, this);
+            // Two generations of half the capacity each: between capacity/2 and capacity kept.
+            _distinguished = new Table(Math.Max(1, options.DistinguishedPointCapacity / 2));
             _distinguishedMask = options.DistinguishedPointBits == 0 ? 0 : ulong.MaxValue << (64 - options.DistinguishedPointBits);
         }
 
@@ -107,13 +113,16 @@ internal sealed class NonceHistory
         WindowSize = options.WindowSize;
     }
 
+    /// <summary>The lock every method below takes; the serialised guard path holds it across a whole call.</summary>
+    public Lock SyncRoot { get; } = new();
+
     /// <summary>The key's fingerprint (NonceHistoryRegistry), or zero for a history of its own.</summary>
     public ulong FingerprintLow { get; }
 
     /// <summary>The key's fingerprint, high half.</summary>
     public ulong FingerprintHigh { get; }
 
-    /// <summary>How many of the most recent nonces are remembered exactly.</summary>
+    /// <summary>How many of the most recent nonces are always remembered exactly.</summary>
     public int WindowSize { get; }
 
     /// <summary>Repeats of a nonce with a different message (refused or, under Observe, let through).</summary>
@@ -130,7 +139,7 @@ internal sealed class NonceHistory
     {
         get
         {
-            lock (_lock)
+            lock (SyncRoot)
             {
                 return (_exact.Count, _distinguished?.Count ?? 0);
             }
@@ -141,48 +150,94 @@ internal sealed class NonceHistory
 
     public static uint NonceHigh(ReadOnlySpan<byte> nonce) => BinaryPrimitives.ReadUInt32LittleEndian(nonce[8..]);
 
+    public void CountRepeat(bool identical) => Interlocked.Increment(ref identical ? ref _identicalRepeats : ref _distinctRepeats);
+
+    // ---- Under SyncRoot (the serialised path: the caller holds it across the whole call) ----
+
+    /// <summary>Looks a nonce up. The caller holds <see cref="SyncRoot"/>.</summary>
+    public NonceLookup FindLocked(ulong nonceLow, uint nonceHigh, ulong hash, out StoredTag seen)
+    {
+        ref Entry entry = ref _exact.Find(nonceLow, nonceHigh, hash);
+        if (!System.Runtime.CompilerServices.Unsafe.IsNullRef(ref entry))
+        {
+            seen = entry.Tag;
+            return entry.State == Pending ? NonceLookup.Pending : NonceLookup.Seen;
+        }
+
+        if (IsDistinguished(hash))
+        {
+            ref Entry far = ref _distinguished!.Find(nonceLow, nonceHigh, hash);
+            if (!System.Runtime.CompilerServices.Unsafe.IsNullRef(ref far))
+            {
+                seen = far.Tag;
+                return NonceLookup.SeenLongRange;
+            }
+        }
+
+        seen = default;
+        return NonceLookup.New;
+    }
+
+    /// <summary>Records a nonce not seen before with its message's tag. The caller holds <see cref="SyncRoot"/>.</summary>
+    public void AddLocked(ulong nonceLow, uint nonceHigh, ulong hash, ReadOnlySpan<byte> tag)
+    {
+        StoredTag stored = StoredTag.From(tag);
+        _exact.Add(nonceLow, nonceHigh, hash, stored.Length, stored);
+        if (IsDistinguished(hash))
+        {
+            _distinguished!.Add(nonceLow, nonceHigh, hash, stored.Length, stored);
+        }
+    }
+
+    // ---- Two-phase, for AEADs that run concurrently (AesGcmSiv): reserve, encrypt, publish ----
+
     /// <summary>
     /// Looks the nonce up; when it is new, reserves it (as pending) so that a concurrent call with
     /// the same nonce waits for this one's tag. The caller must then <see cref="Publish"/> or
-    /// <see cref="Cancel"/> with the returned slot.
+    /// <see cref="Cancel"/> with the returned ticket.
     /// </summary>
-    public NonceLookup Reserve(ulong nonceLow, uint nonceHigh, out int slot, out StoredTag seen)
+    public NonceLookup Reserve(ulong nonceLow, uint nonceHigh, out long ticket, out StoredTag seen)
     {
         ulong hash = Hash(nonceLow, nonceHigh);
-        lock (_lock)
+        lock (SyncRoot)
         {
-            NonceLookup found = Find(nonceLow, nonceHigh, hash, out seen);
-            slot = found == NonceLookup.New ? _exact.Add(nonceLow, nonceHigh, hash, Pending, default) : -1;
+            NonceLookup found = FindLocked(nonceLow, nonceHigh, hash, out seen);
+            ticket = found == NonceLookup.New ? _exact.Add(nonceLow, nonceHigh, hash, Pending, default) : -1;
             return found;
         }
     }
 
     /// <summary>Records the tag of a reserved nonce's message; a distinguished nonce is also kept long-range.</summary>
-    public void Publish(int slot, ulong nonceLow, uint nonceHigh, ReadOnlySpan<byte> tag)
+    public void Publish(long ticket, ulong nonceLow, uint nonceHigh, ReadOnlySpan<byte> tag)
     {
         StoredTag stored = StoredTag.From(tag);
-        lock (_lock)
+        ulong hash = Hash(nonceLow, nonceHigh);
+        lock (SyncRoot)
         {
-            ref Entry entry = ref _exact.At(slot);
-            if (entry.State == Pending && entry.NonceLow == nonceLow && entry.NonceHigh == nonceHigh)
+            ref Entry entry = ref _exact.At(ticket);
+            if (!System.Runtime.CompilerServices.Unsafe.IsNullRef(ref entry) && entry.State == Pending && entry.NonceLow == nonceLow && entry.NonceHigh == nonceHigh)
             {
-                entry.State = stored.Length;
                 entry.Tag = stored;
+                entry.State = stored.Length;
             }
 
-            AddDistinguished(nonceLow, nonceHigh, stored);
+            if (IsDistinguished(hash))
+            {
+                _distinguished!.Add(nonceLow, nonceHigh, hash, stored.Length, stored);
+            }
         }
     }
 
     /// <summary>Gives a reservation back: the call that made it failed before producing a message.</summary>
-    public void Cancel(int slot, ulong nonceLow, uint nonceHigh)
+    public void Cancel(long ticket, ulong nonceLow, uint nonceHigh)
     {
-        lock (_lock)
+        lock (SyncRoot)
         {
-            ref Entry entry = ref _exact.At(slot);
-            if (entry.State == Pending && entry.NonceLow == nonceLow && entry.NonceHigh == nonceHigh)
+            ref Entry entry = ref _exact.At(ticket);
+            if (!System.Runtime.CompilerServices.Unsafe.IsNullRef(ref entry) && entry.State == Pending && entry.NonceLow == nonceLow && entry.NonceHigh == nonceHigh)
             {
-                _exact.Remove(slot);
+                entry.State = Empty;
+                _exact.Count--;
             }
         }
     }
@@ -194,65 +249,28 @@ internal sealed class NonceHistory
     public NonceLookup Observe(ulong nonceLow, uint nonceHigh, ReadOnlySpan<byte> tag, out StoredTag seen)
     {
         ulong hash = Hash(nonceLow, nonceHigh);
-        StoredTag stored = StoredTag.From(tag);
-        lock (_lock)
+        lock (SyncRoot)
         {
-            NonceLookup found = Find(nonceLow, nonceHigh, hash, out seen);
+            NonceLookup found = FindLocked(nonceLow, nonceHigh, hash, out seen);
             if (found == NonceLookup.New)
             {
-                _exact.Add(nonceLow, nonceHigh, hash, stored.Length, stored);
-                AddDistinguished(nonceLow, nonceHigh, stored);
+                AddLocked(nonceLow, nonceHigh, hash, tag);
             }
 
             return found;
         }
     }
 
-    public void CountRepeat(bool identical) => Interlocked.Increment(ref identical ? ref _identicalRepeats : ref _distinctRepeats);
-
     /// <summary>Whether a nonce is one of the distinguished points kept beyond the exact window.</summary>
     public bool IsDistinguished(ulong nonceLow, uint nonceHigh) => IsDistinguished(Hash(nonceLow, nonceHigh));
 
     private bool IsDistinguished(ulong hash) => _distinguished is not null && (hash & _distinguishedMask) == 0;
 
-    private NonceLookup Find(ulong nonceLow, uint nonceHigh, ulong hash, out StoredTag seen)
-    {
-        int index = _exact.Find(nonceLow, nonceHigh, hash);
-        if (index < 0 && IsDistinguished(hash))
-        {
-            int far = _distinguished!.Find(nonceLow, nonceHigh, hash);
-            if (far >= 0)
-            {
-                seen = _distinguished.At(far).Tag;
-                return NonceLookup.SeenLongRange;
-            }
-        }
-
-        if (index < 0)
-        {
-            seen = default;
-            return NonceLookup.New;
-        }
-
-        ref Entry entry = ref _exact.At(index);
-        seen = entry.Tag;
-        return entry.State == Pending ? NonceLookup.Pending : NonceLookup.Seen;
-    }
-
-    private void AddDistinguished(ulong nonceLow, uint nonceHigh, StoredTag tag)
-    {
-        ulong hash = Hash(nonceLow, nonceHigh);
-        if (IsDistinguished(hash) && _distinguished!.Find(nonceLow, nonceHigh, hash) < 0)
-        {
-            _distinguished.Add(nonceLow, nonceHigh, hash, tag.Length, tag);
-        }
-    }
-
     // A keyed mix of the 96-bit nonce into 64 bits (two multiply-xorshift rounds). The key is
     // random per history, so neither the table slots nor which nonces are distinguished can be
     // predicted from outside; that keeps a peer's chosen nonces (on the decrypt check) from
     // piling into one probe chain. Not a cryptographic hash, and it protects nothing secret.
-    private ulong Hash(ulong nonceLow, uint nonceHigh)
+    public ulong Hash(ulong nonceLow, uint nonceHigh)
     {
         ulong x = (nonceLow ^ _hashKey0) * 0x9E3779B97F4A7C15UL;
         x ^= x >> 29;
@@ -260,66 +278,147 @@ internal sealed class NonceHistory
         return x ^ (x >> 32);
     }
 
-    [StructLayout(LayoutKind.Sequential)]
     private struct Entry
     {
         public ulong NonceLow;
         public uint NonceHigh;
         public int State; // Empty, Pending, or the stored tag's length
-        public StoredTag Tag;
+        public ulong TagLow;
+        public ulong TagHigh;
+
+        public StoredTag Tag
+        {
+            readonly get => new(TagLow, TagHigh, State);
+            set
+            {
+                TagLow = value.Low;
+                TagHigh = value.High;
+            }
+        }
     }
 
-    /// <summary>A ring of the most recent entries plus a linear-probing index over it.</summary>
-    private sealed class Window
+    /// <summary>Two generations of an insert-only hash table; see the file header.</summary>
+    private sealed class Table
     {
-        private readonly Entry[] _ring;
-        private readonly int[] _index; // ring position + 1; 0 = free
-        private readonly int _mask;
-        private readonly NonceHistory _owner;
-        private int _next;
+        private readonly Generation[] _generations;
+        private int _current;
 
-        public Window(int capacity, NonceHistory owner)
+        public Table(int capacity)
         {
-            _ring = new Entry[capacity];
-            _index = new int[Math.Max(4, (int)System.Numerics.BitOperations.RoundUpToPowerOf2((uint)capacity * 2))];
-            _mask = _index.Length - 1;
-            _owner = owner;
+            _generations = [new Generation(capacity), new Generation(capacity)];
+            _generations[1].Epoch = -1; // never matches a ticket until first used
         }
 
-        public int Count { get; private set; }
+        public int Count { get; set; }
 
-        public long MemoryBytes => ((long)_ring.Length * Marshal.SizeOf<Entry>()) + ((long)_index.Length * sizeof(int));
+        public long MemoryBytes => _generations[0].MemoryBytes * 2;
 
-        public ref Entry At(int position) => ref _ring[position];
+        /// <summary>The live entry for a nonce, newest generation first, or a null reference.</summary>
+        public ref Entry Find(ulong nonceLow, uint nonceHigh, ulong hash)
+        {
+            ref Entry entry = ref _generations[_current].Find(nonceLow, nonceHigh, hash);
+            return ref System.Runtime.CompilerServices.Unsafe.IsNullRef(ref entry)
+                ? ref _generations[_current ^ 1].Find(nonceLow, nonceHigh, hash)
+                : ref entry;
+        }
 
-        public int Find(ulong nonceLow, uint nonceHigh, ulong hash)
+        /// <summary>Adds an entry; returns a ticket (generation epoch and position) to find it again.</summary>
+        public long Add(ulong nonceLow, uint nonceHigh, ulong hash, int state, StoredTag tag)
+        {
+            Generation generation = _generations[_current];
+            if (generation.IsFull)
+            {
+                // The older generation is forgotten and takes the new entries.
+                _current ^= 1;
+                Generation older = _generations[_current];
+                Count -= older.Live;
+                older.Reset(generation.Epoch + 1);
+                generation = older;
+            }
+
+            Count++;
+            return generation.Add(nonceLow, nonceHigh, hash, state, tag);
+        }
+
+        /// <summary>The entry a ticket names, or a null reference if its generation has been forgotten.</summary>
+        public ref Entry At(long ticket)
+        {
+            long epoch = ticket >> 32;
+            foreach (Generation generation in _generations)
+            {
+                if (generation.Epoch == epoch)
+                {
+                    return ref generation.At((int)ticket);
+                }
+            }
+
+            return ref System.Runtime.CompilerServices.Unsafe.NullRef<Entry>();
+        }
+    }
+
+    private sealed class Generation
+    {
+        private readonly Entry[] _entries;
+        private readonly int[] _index; // entry position + 1; 0 = free
+        private readonly int _mask;
+        private int _count;
+
+        public Generation(int capacity)
+        {
+            _entries = new Entry[capacity];
+            _index = new int[Math.Max(4, (int)BitOperations.RoundUpToPowerOf2((uint)capacity * 2))];
+            _mask = _index.Length - 1;
+        }
+
+        public long Epoch { get; set; }
+
+        public bool IsFull => _count == _entries.Length;
+
+        /// <summary>Entries not cancelled.</summary>
+        public int Live
+        {
+            get
+            {
+                int live = 0;
+                for (int i = 0; i < _count; i++)
+                {
+                    live += _entries[i].State != Empty ? 1 : 0;
+                }
+
+                return live;
+            }
+        }
+
+        public long MemoryBytes => ((long)_entries.Length * System.Runtime.CompilerServices.Unsafe.SizeOf<Entry>()) + ((long)_index.Length * sizeof(int));
+
+        public ref Entry At(int position) => ref _entries[position];
+
+        public ref Entry Find(ulong nonceLow, uint nonceHigh, ulong hash)
         {
             for (int i = (int)hash & _mask; ; i = (i + 1) & _mask)
             {
                 int position = _index[i] - 1;
                 if (position < 0)
                 {
-                    return -1;
+                    return ref System.Runtime.CompilerServices.Unsafe.NullRef<Entry>();
                 }
 
-                ref Entry entry = ref _ring[position];
-                if (entry.NonceLow == nonceLow && entry.NonceHigh == nonceHigh)
+                ref Entry entry = ref _entries[position];
+                if (entry.NonceLow == nonceLow && entry.NonceHigh == nonceHigh && entry.State != Empty)
                 {
-                    return position;
+                    return ref entry;
                 }
             }
         }
 
-        public int Add(ulong nonceLow, uint nonceHigh, ulong hash, int state, StoredTag tag)
+        public long Add(ulong nonceLow, uint nonceHigh, ulong hash, int state, StoredTag tag)
         {
-            int position = _next;
-            _next = position + 1 == _ring.Length ? 0 : position + 1;
-            if (_ring[position].State != Empty)
-            {
-                Remove(position); // the oldest entry leaves the window
-            }
-
-            _ring[position] = new Entry { NonceLow = nonceLow, NonceHigh = nonceHigh, State = state, Tag = tag };
+            int position = _count++;
+            ref Entry entry = ref _entries[position];
+            entry.NonceLow = nonceLow;
+            entry.NonceHigh = nonceHigh;
+            entry.State = state;
+            entry.Tag = tag;
             int i = (int)hash & _mask;
             while (_index[i] != 0)
             {
@@ -327,37 +426,14 @@ internal sealed class NonceHistory
             }
 
             _index[i] = position + 1;
-            Count++;
-            return position;
+            return (Epoch << 32) | (uint)position;
         }
 
-        // Linear-probing deletion by backward shift: entries later in the probe chain move up
-        // into the hole unless their home slot lies (cyclically) after it, so every remaining
-        // entry stays reachable from its home slot without tombstones.
-        public void Remove(int position)
+        public void Reset(long epoch)
         {
-            ref Entry entry = ref _ring[position];
-            int hole = (int)_owner.Hash(entry.NonceLow, entry.NonceHigh) & _mask;
-            while (_index[hole] != position + 1)
-            {
-                hole = (hole + 1) & _mask;
-            }
-
-            for (int j = (hole + 1) & _mask; _index[j] != 0; j = (j + 1) & _mask)
-            {
-                ref Entry moved = ref _ring[_index[j] - 1];
-                int home = (int)_owner.Hash(moved.NonceLow, moved.NonceHigh) & _mask;
-                bool stays = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
-                if (!stays)
-                {
-                    _index[hole] = _index[j];
-                    hole = j;
-                }
-            }
-
-            _index[hole] = 0;
-            entry = default;
-            Count--;
+            Array.Clear(_index);
+            _count = 0;
+            Epoch = epoch;
         }
     }
 }

@@ -19,46 +19,69 @@ public class HistoryTests
     [TestCase(100, 3)]
     public void TheExactWindowMatchesAReferenceModel(int window, int seed)
     {
-        // A small nonce space forces repeats, evictions and long probe chains (with deletions
-        // from their middle), checked step by step against a queue and a set.
+        // A small nonce space forces repeats, generation swaps and long probe chains, checked
+        // step by step against a model: two generations of `window` nonces each, the older one
+        // forgotten when the newer is full. So at least the last `window` nonces are always known.
         var history = new NonceHistory(new NonceGuardOptions { WindowSize = window, DistinguishedPointCapacity = 0 });
         var random = new Random(seed);
-        var ring = new Queue<ulong>();
-        var present = new HashSet<ulong>();
+        var current = new List<ulong>();
+        var previous = new List<ulong>();
+        var recent = new Queue<ulong>();
         byte[] tag = new byte[16];
         for (int step = 0; step < 200_000; step++)
         {
-            ulong nonce = (ulong)random.Next(window * 3);
+            ulong nonce = (ulong)random.Next(window * 5);
             uint high = (uint)(nonce % 3);
-            NonceLookup found = history.Reserve(nonce, high, out int slot, out StoredTag seen);
-            bool expectSeen = present.Contains(nonce);
+            NonceLookup found = history.Reserve(nonce, high, out long slot, out StoredTag seen);
+            bool expectSeen = current.Contains(nonce) || previous.Contains(nonce);
             Assert.That(found, Is.EqualTo(expectSeen ? NonceLookup.Seen : NonceLookup.New), $"step {step}, seed {seed}");
+            if (recent.Contains(nonce))
+            {
+                Assert.That(found, Is.EqualTo(NonceLookup.Seen), "one of the last `window` nonces was forgotten");
+            }
+
+            BitConverter.TryWriteBytes(tag, nonce);
             if (expectSeen)
             {
-                BitConverter.TryWriteBytes(tag, nonce);
                 Assert.That(seen.Matches(tag), Is.True, "the stored tag is the one published for this nonce");
                 continue;
             }
 
-            BitConverter.TryWriteBytes(tag, nonce);
             history.Publish(slot, nonce, high, tag);
-            if (ring.Count == window)
+            if (current.Count == window)
             {
-                present.Remove(ring.Dequeue());
+                (previous, current) = (current, new List<ulong>());
             }
 
-            ring.Enqueue(nonce);
-            present.Add(nonce);
+            current.Add(nonce);
+            recent.Enqueue(nonce);
+            if (recent.Count > window)
+            {
+                recent.Dequeue();
+            }
         }
 
-        Assert.That(history.Count.Exact, Is.EqualTo(present.Count));
+        Assert.That(history.Count.Exact, Is.EqualTo(current.Count + previous.Count));
+    }
+
+    [Test]
+    public void ACancelledReservationIsForgotten()
+    {
+        var history = new NonceHistory(new NonceGuardOptions { WindowSize = 4, DistinguishedPointCapacity = 0 });
+        Assert.That(history.Reserve(1, 0, out long ticket, out _), Is.EqualTo(NonceLookup.New));
+        Assert.That(history.Reserve(1, 0, out _, out _), Is.EqualTo(NonceLookup.Pending));
+        history.Cancel(ticket, 1, 0);
+        Assert.That(history.Count.Exact, Is.Zero);
+        Assert.That(history.Reserve(1, 0, out ticket, out _), Is.EqualTo(NonceLookup.New));
+        history.Publish(ticket, 1, 0, new byte[16]);
+        Assert.That(history.Reserve(1, 0, out _, out _), Is.EqualTo(NonceLookup.Seen));
     }
 
     [Test]
     public void PlantedRepeatsOverAMillionEncryptions()
     {
         // A million AES-GCM encryptions through a guard with the default options (exact window
-        // 4096, distinguished points 1 in 16, 16,384 of them). One call in 40 reuses the nonce of
+        // 4096 to 8192, distinguished points 1 in 16, 16,384 of them). One call in 40 reuses the nonce of
         // an earlier call, at a distance drawn from one of three bands, with a different message.
         const int Operations = 1_000_000;
         var options = new NonceGuardOptions { Policy = NonceReusePolicy.Refuse };
@@ -69,7 +92,7 @@ public class HistoryTests
         (int Low, int High, string Name)[] bands =
         [
             (1, options.WindowSize, "within the window"),
-            (options.WindowSize + 1, 200_000, "beyond the window, within distinguished-point reach"),
+            ((2 * options.WindowSize) + 1, 200_000, "beyond the window, within distinguished-point reach"),
             (400_000, 900_000, "beyond distinguished-point reach"),
         ];
         int[] planted = new int[bands.Length], caught = new int[bands.Length];
@@ -134,7 +157,7 @@ public class HistoryTests
         {
             for (ulong n = from; n < from + count; n++)
             {
-                if (history.Reserve(n, 7, out int slot, out _) == NonceLookup.New)
+                if (history.Reserve(n, 7, out long slot, out _) == NonceLookup.New)
                 {
                     BitConverter.TryWriteBytes(tag, n);
                     history.Publish(slot, n, 7, tag);
@@ -152,13 +175,13 @@ public class HistoryTests
         {
             Assert.That(history.MemoryBytes, Is.EqualTo(bytes));
             Assert.That(bytes, Is.LessThan(1_000_000), "the documented default footprint, under 1 MB");
-            Assert.That(history.Count.Exact, Is.EqualTo(options.WindowSize));
-            Assert.That(history.Count.Distinguished, Is.EqualTo(options.DistinguishedPointCapacity));
+            Assert.That(history.Count.Exact, Is.InRange(options.WindowSize, 2 * options.WindowSize));
+            Assert.That(history.Count.Distinguished, Is.InRange(options.DistinguishedPointCapacity / 2, options.DistinguishedPointCapacity));
             Assert.That(allocated, Is.Zero);
         });
 
-        // The oldest of the window has just left it; the newest is still there.
-        Assert.That(history.Reserve(10_000_000 - 1, 7, out _, out _), Is.EqualTo(NonceLookup.Seen));
-        Assert.That(history.Reserve(10_000_000 - (ulong)options.WindowSize - 1, 7, out _, out StoredTag _), Is.Not.EqualTo(NonceLookup.Seen));
+        // The window reaches back at least WindowSize nonces and at most twice that.
+        Assert.That(history.Reserve(10_000_000 - (ulong)options.WindowSize, 7, out _, out _), Is.EqualTo(NonceLookup.Seen));
+        Assert.That(history.Reserve(10_000_000 - (2 * (ulong)options.WindowSize) - 1, 7, out _, out StoredTag _), Is.Not.EqualTo(NonceLookup.Seen));
     }
 }
