@@ -47,12 +47,17 @@ internal static class NonceGuard
     public static void Encrypt<TAead>(TAead aead, NonceHistory history, NonceReusePolicy policy, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
         where TAead : struct, IGuardedAead
     {
+        // All three wrapped AEADs take 12-byte nonces only, and the history keeps nothing else.
         if (nonce.Length != NonceSize)
         {
-            // The wrapped AEAD raises its own exception for a wrong nonce size; the history only
-            // ever sees 12-byte nonces.
-            aead.Encrypt(nonce, plaintext, ciphertext, tag, associatedData);
             throw new ArgumentException(Internal.Messages.InvalidNonceSize, nameof(nonce));
+        }
+
+        // Checked here because a repeat encrypts into a private buffer of the plaintext's length
+        // first; the wrapped AEAD checks everything else.
+        if (ciphertext.Length != plaintext.Length)
+        {
+            throw new ArgumentException(Internal.Messages.PlaintextCiphertextLengthMismatch, nameof(ciphertext));
         }
 
         ulong low = NonceHistory.NonceLow(nonce);
@@ -132,6 +137,11 @@ internal static class NonceGuard
         if (!check)
         {
             return;
+        }
+
+        if (nonce.Length != NonceSize)
+        {
+            throw new ArgumentException(Internal.Messages.InvalidNonceSize, nameof(nonce));
         }
 
         // Only an authentic message is recorded: a forgery must not be able to fill the history.

@@ -37,8 +37,10 @@ public sealed class NonceGuardOptions
     public static NonceGuardOptions Default { get; } = new();
 
     /// <summary>
-    /// How many of the most recent nonces are remembered exactly: a repeat within this many
-    /// encryptions (and checked decryptions) is always caught. Default 4096; 32 bytes each.
+    /// How many of the most recent nonces are always remembered exactly: a repeat within this
+    /// many encryptions (and checked decryptions) is always caught, and one up to twice as far
+    /// back often is (the window is two generations of this size; the older is forgotten when the
+    /// newer fills). Default 4096; the window takes 80 bytes per nonce of this size (320 KiB).
     /// </summary>
     public int WindowSize { get; init; } = 4096;
 
@@ -51,9 +53,10 @@ public sealed class NonceGuardOptions
     public int DistinguishedPointBits { get; init; } = 4;
 
     /// <summary>
-    /// How many distinguished points are kept (oldest dropped first); 0 turns long-range
-    /// detection off. Default 16,384, which reaches back about 16,384 × 2^<see cref="DistinguishedPointBits"/>
-    /// (262,144 with the defaults) encryptions; 32 bytes each.
+    /// How many distinguished points are kept at most (two generations of half this; the older
+    /// half is dropped when the newer fills); 0 turns long-range detection off. Default 16,384:
+    /// with 1 in 16 nonces distinguished that reaches back between 131,072 and 262,144
+    /// encryptions. 40 bytes each (640 KiB).
     /// </summary>
     public int DistinguishedPointCapacity { get; init; } = 16384;
 

@@ -243,6 +243,12 @@ public class GuardTests
         Assert.Throws<ArgumentException>(() => guard.Encrypt(new byte[11], new byte[10], new byte[10], new byte[16]));
         Assert.DoesNotThrow(() => guard.Encrypt(Nonce(3), new byte[10], new byte[10], new byte[16]));
         Assert.That(guard.History.Count.Exact, Is.EqualTo(1));
+
+        // A repeat with bad arguments is an argument error, not a refusal, and writes nothing.
+        byte[] longer = Enumerable.Repeat((byte)7, 11).ToArray();
+        Assert.That(() => guard.Encrypt(Nonce(3), new byte[10], longer, new byte[16]), Throws.ArgumentException.With.Property("ParamName").EqualTo("ciphertext"));
+        Assert.That(() => guard.Encrypt(new byte[13], new byte[10], new byte[10], new byte[16]), Throws.ArgumentException.With.Property("ParamName").EqualTo("nonce"));
+        Assert.That(longer, Is.All.EqualTo((byte)7));
     }
 
     [TestCaseSource(nameof(Kinds))]
