@@ -43,3 +43,20 @@ catch (AuthenticationTagMismatchException)
 {
     Console.WriteLine($"tampered message rejected; plaintext buffer wiped: {Array.TrueForAll(decrypted, b => b == 0)}");
 }
+
+// Random nonces without handling them: Seal puts a fresh one in front of the message.
+byte[] sealedMessage = aead.Seal(plaintext, associatedData);
+Console.WriteLine($"sealed ({sealedMessage.Length} bytes = 12 nonce + {plaintext.Length} ciphertext + 16 tag), opened: {Encoding.UTF8.GetString(aead.Open(sealedMessage, associatedData))}");
+
+// A guard around .NET's AesGcm: the second message under the same nonce is refused before any
+// output is written (with bare AesGcm it would leak the XOR of the two plaintexts).
+using var guarded = new GuardedAesGcm(RandomNumberGenerator.GetBytes(16), tagSizeInBytes: 16);
+guarded.Encrypt(nonce, plaintext, new byte[plaintext.Length], new byte[16]);
+try
+{
+    guarded.Encrypt(nonce, other, new byte[other.Length], new byte[16]);
+}
+catch (NonceReuseException refusal)
+{
+    Console.WriteLine($"guard: {refusal.Message}");
+}

@@ -23,13 +23,9 @@ namespace Cryptography;
 /// the lock of the key's nonce history.) Calls do not allocate, except the first time a repeat of a given size is
 /// examined.</para>
 /// </remarks>
-public sealed class GuardedAesGcm : IDisposable
+public sealed class GuardedAesGcm : GuardedAead
 {
     private readonly AesGcm _aead;
-    private readonly NonceHistory _history;
-    private readonly NonceReusePolicy _policy;
-    private readonly bool _checkDecrypt;
-    private int _disposed;
 
     /// <summary>Creates a guarded AES-GCM that accepts any tag size <see cref="AesGcm"/> allows.</summary>
     /// <param name="key">The 16-, 24- or 32-byte key.</param>
@@ -73,21 +69,9 @@ public sealed class GuardedAesGcm : IDisposable
     }
 
     private GuardedAesGcm(AesGcm aead, ReadOnlySpan<byte> key, NonceGuardOptions? options)
+        : base(aead, Adapter.Name, key, options, NonceReusePolicy.Refuse)
     {
         _aead = aead;
-        try
-        {
-            options ??= NonceGuardOptions.Default;
-            options.Validate();
-            _history = NonceHistoryRegistry.Acquire(Adapter.Name, key, options);
-            _policy = options.Policy ?? NonceReusePolicy.Refuse;
-            _checkDecrypt = options.CheckDecrypt;
-        }
-        catch
-        {
-            aead.Dispose();
-            throw;
-        }
     }
 
     /// <summary>Whether AES-GCM is available on this platform (<see cref="AesGcm.IsSupported"/>).</summary>
@@ -102,93 +86,11 @@ public sealed class GuardedAesGcm : IDisposable
     /// <summary>The tag size given to the constructor, or <see langword="null"/> if any is accepted.</summary>
     public int? TagSizeInBytes => _aead.TagSizeInBytes;
 
-    /// <summary>How many repeats of a nonce with a different message this key's guards have seen (refused, or let through under <see cref="NonceReusePolicy.Observe"/>).</summary>
-    public long DistinctRepeats => _history.DistinctRepeats;
+    private protected override void EncryptCore(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
+        => NonceGuard.Encrypt(new Adapter(_aead), History, Policy, nonce, plaintext, ciphertext, tag, associatedData);
 
-    /// <summary>How many repeats of a nonce with the identical message this key's guards have seen.</summary>
-    public long IdenticalRepeats => _history.IdenticalRepeats;
-
-    /// <summary>Encrypts the plaintext, unless the nonce was used before with this key for a different message.</summary>
-    /// <param name="nonce">The 12-byte nonce.</param>
-    /// <param name="plaintext">The content to encrypt.</param>
-    /// <param name="ciphertext">Receives the ciphertext; as long as <paramref name="plaintext"/>.</param>
-    /// <param name="tag">Receives the authentication tag.</param>
-    /// <param name="associatedData">Data authenticated but not encrypted; may be <see langword="null"/>.</param>
-    /// <exception cref="ArgumentNullException">A required array is <see langword="null"/>.</exception>
-    /// <exception cref="ArgumentException">A buffer has the wrong size.</exception>
-    /// <exception cref="NonceReuseException">The nonce was used before for a different message; nothing was written.</exception>
-    /// <exception cref="ObjectDisposedException">The guard has been disposed.</exception>
-    public void Encrypt(byte[] nonce, byte[] plaintext, byte[] ciphertext, byte[] tag, byte[]? associatedData = null)
-    {
-        ArgumentNullException.ThrowIfNull(nonce);
-        ArgumentNullException.ThrowIfNull(plaintext);
-        ArgumentNullException.ThrowIfNull(ciphertext);
-        ArgumentNullException.ThrowIfNull(tag);
-        Encrypt((ReadOnlySpan<byte>)nonce, plaintext, ciphertext, tag, associatedData);
-    }
-
-    /// <summary>Encrypts the plaintext, unless the nonce was used before with this key for a different message.</summary>
-    /// <param name="nonce">The 12-byte nonce.</param>
-    /// <param name="plaintext">The content to encrypt.</param>
-    /// <param name="ciphertext">Receives the ciphertext; as long as <paramref name="plaintext"/>.</param>
-    /// <param name="tag">Receives the authentication tag.</param>
-    /// <param name="associatedData">Data authenticated but not encrypted.</param>
-    /// <exception cref="ArgumentException">A buffer has the wrong size.</exception>
-    /// <exception cref="NonceReuseException">The nonce was used before for a different message; nothing was written.</exception>
-    /// <exception cref="ObjectDisposedException">The guard has been disposed.</exception>
-    public void Encrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData = default)
-    {
-        ObjectDisposedException.ThrowIf(_disposed != 0, this);
-        NonceGuard.Encrypt(new Adapter(_aead), _history, _policy, nonce, plaintext, ciphertext, tag, associatedData);
-    }
-
-    /// <summary>Verifies and decrypts; with <see cref="NonceGuardOptions.CheckDecrypt"/>, also checks the nonce.</summary>
-    /// <param name="nonce">The 12-byte nonce.</param>
-    /// <param name="ciphertext">The encrypted content.</param>
-    /// <param name="tag">The authentication tag.</param>
-    /// <param name="plaintext">Receives the plaintext; as long as <paramref name="ciphertext"/>.</param>
-    /// <param name="associatedData">The associated data; may be <see langword="null"/>.</param>
-    /// <exception cref="ArgumentNullException">A required array is <see langword="null"/>.</exception>
-    /// <exception cref="ArgumentException">A buffer has the wrong size.</exception>
-    /// <exception cref="AuthenticationTagMismatchException">The tag does not verify.</exception>
-    /// <exception cref="NonceReuseException">With <see cref="NonceGuardOptions.CheckDecrypt"/>: the nonce was used before for a different message; the plaintext buffer has been zeroed.</exception>
-    /// <exception cref="ObjectDisposedException">The guard has been disposed.</exception>
-    public void Decrypt(byte[] nonce, byte[] ciphertext, byte[] tag, byte[] plaintext, byte[]? associatedData = null)
-    {
-        ArgumentNullException.ThrowIfNull(nonce);
-        ArgumentNullException.ThrowIfNull(ciphertext);
-        ArgumentNullException.ThrowIfNull(tag);
-        ArgumentNullException.ThrowIfNull(plaintext);
-        Decrypt((ReadOnlySpan<byte>)nonce, ciphertext, tag, plaintext, associatedData);
-    }
-
-    /// <summary>Verifies and decrypts; with <see cref="NonceGuardOptions.CheckDecrypt"/>, also checks the nonce.</summary>
-    /// <param name="nonce">The 12-byte nonce.</param>
-    /// <param name="ciphertext">The encrypted content.</param>
-    /// <param name="tag">The authentication tag.</param>
-    /// <param name="plaintext">Receives the plaintext; as long as <paramref name="ciphertext"/>.</param>
-    /// <param name="associatedData">The associated data.</param>
-    /// <exception cref="ArgumentException">A buffer has the wrong size.</exception>
-    /// <exception cref="AuthenticationTagMismatchException">The tag does not verify.</exception>
-    /// <exception cref="NonceReuseException">With <see cref="NonceGuardOptions.CheckDecrypt"/>: the nonce was used before for a different message; the plaintext buffer has been zeroed.</exception>
-    /// <exception cref="ObjectDisposedException">The guard has been disposed.</exception>
-    public void Decrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData = default)
-    {
-        ObjectDisposedException.ThrowIf(_disposed != 0, this);
-        NonceGuard.Decrypt(new Adapter(_aead), _history, _policy, _checkDecrypt, nonce, ciphertext, tag, plaintext, associatedData);
-    }
-
-    /// <summary>Disposes the wrapped <see cref="AesGcm"/> and lets go of the nonce history.</summary>
-    public void Dispose()
-    {
-        if (System.Threading.Interlocked.Exchange(ref _disposed, 1) == 0)
-        {
-            _aead.Dispose();
-            NonceHistoryRegistry.Release(_history);
-        }
-    }
-
-    internal NonceHistory History => _history;
+    private protected override void DecryptCore(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData)
+        => NonceGuard.Decrypt(new Adapter(_aead), History, Policy, CheckDecrypt, nonce, ciphertext, tag, plaintext, associatedData);
 
     private readonly struct Adapter(AesGcm aead) : IGuardedAead
     {

@@ -1,0 +1,139 @@
+// What the three nonce guards (GuardedAesGcm, GuardedChaCha20Poly1305, GuardedAesGcmSiv) have in
+// common: the Encrypt/Decrypt calls of .NET's AEADs, the repeat counters, and the lifetime of the
+// wrapped AEAD and of the key's nonce history. Each guard adds its constructors, its statics, and
+// the struct adapter through which NonceGuard calls its AEAD.
+
+using System;
+using System.Security.Cryptography;
+using System.Threading;
+using Cryptography.NonceSafety;
+
+namespace Cryptography;
+
+/// <summary>
+/// The calls of a nonce-guarded AEAD: <see cref="GuardedAesGcm"/>, <see cref="GuardedChaCha20Poly1305"/>
+/// or <see cref="GuardedAesGcmSiv"/>. See each for its default <see cref="NonceReusePolicy"/>.
+/// </summary>
+public abstract class GuardedAead : IDisposable
+{
+    private readonly IDisposable _aead;
+    private int _disposed;
+
+    private protected GuardedAead(IDisposable aead, string algorithm, ReadOnlySpan<byte> key, NonceGuardOptions? options, NonceReusePolicy defaultPolicy)
+    {
+        _aead = aead;
+        try
+        {
+            options ??= NonceGuardOptions.Default;
+            options.Validate();
+            History = NonceHistoryRegistry.Acquire(algorithm, key, options);
+            Policy = options.Policy ?? defaultPolicy;
+            CheckDecrypt = options.CheckDecrypt;
+        }
+        catch
+        {
+            aead.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>What this guard does with a repeated nonce.</summary>
+    public NonceReusePolicy Policy { get; }
+
+    /// <summary>Whether <see cref="Decrypt(ReadOnlySpan{byte}, ReadOnlySpan{byte}, ReadOnlySpan{byte}, Span{byte}, ReadOnlySpan{byte})"/> also checks nonces (<see cref="NonceGuardOptions.CheckDecrypt"/>).</summary>
+    public bool CheckDecrypt { get; }
+
+    /// <summary>How many repeats of a nonce with a different message this key's guards have seen (refused, or let through under <see cref="NonceReusePolicy.Observe"/>).</summary>
+    public long DistinctRepeats => History.DistinctRepeats;
+
+    /// <summary>How many repeats of a nonce with the identical message this key's guards have seen.</summary>
+    public long IdenticalRepeats => History.IdenticalRepeats;
+
+    internal NonceHistory History { get; }
+
+    /// <summary>Encrypts the plaintext unless the policy refuses a repeated nonce.</summary>
+    /// <param name="nonce">The 12-byte nonce.</param>
+    /// <param name="plaintext">The content to encrypt.</param>
+    /// <param name="ciphertext">Receives the ciphertext; as long as <paramref name="plaintext"/>.</param>
+    /// <param name="tag">Receives the authentication tag.</param>
+    /// <param name="associatedData">Data authenticated but not encrypted; may be <see langword="null"/>.</param>
+    /// <exception cref="ArgumentNullException">A required array is <see langword="null"/>.</exception>
+    /// <exception cref="ArgumentException">A buffer has the wrong size.</exception>
+    /// <exception cref="NonceReuseException">The policy refuses this repeat (by default: the nonce was used before with this key for a different message); nothing was written.</exception>
+    /// <exception cref="ObjectDisposedException">The guard has been disposed.</exception>
+    public void Encrypt(byte[] nonce, byte[] plaintext, byte[] ciphertext, byte[] tag, byte[]? associatedData = null)
+    {
+        ArgumentNullException.ThrowIfNull(nonce);
+        ArgumentNullException.ThrowIfNull(plaintext);
+        ArgumentNullException.ThrowIfNull(ciphertext);
+        ArgumentNullException.ThrowIfNull(tag);
+        Encrypt((ReadOnlySpan<byte>)nonce, plaintext, ciphertext, tag, associatedData);
+    }
+
+    /// <summary>Encrypts the plaintext unless the policy refuses a repeated nonce.</summary>
+    /// <param name="nonce">The 12-byte nonce.</param>
+    /// <param name="plaintext">The content to encrypt.</param>
+    /// <param name="ciphertext">Receives the ciphertext; as long as <paramref name="plaintext"/>.</param>
+    /// <param name="tag">Receives the authentication tag.</param>
+    /// <param name="associatedData">Data authenticated but not encrypted.</param>
+    /// <exception cref="ArgumentException">A buffer has the wrong size.</exception>
+    /// <exception cref="NonceReuseException">The policy refuses this repeat (by default: the nonce was used before with this key for a different message); nothing was written.</exception>
+    /// <exception cref="ObjectDisposedException">The guard has been disposed.</exception>
+    public void Encrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData = default)
+    {
+        ObjectDisposedException.ThrowIf(_disposed != 0, this);
+        EncryptCore(nonce, plaintext, ciphertext, tag, associatedData);
+    }
+
+    /// <summary>Verifies and decrypts; with <see cref="NonceGuardOptions.CheckDecrypt"/>, also checks the nonce.</summary>
+    /// <param name="nonce">The 12-byte nonce.</param>
+    /// <param name="ciphertext">The encrypted content.</param>
+    /// <param name="tag">The authentication tag.</param>
+    /// <param name="plaintext">Receives the plaintext; as long as <paramref name="ciphertext"/>.</param>
+    /// <param name="associatedData">The associated data; may be <see langword="null"/>.</param>
+    /// <exception cref="ArgumentNullException">A required array is <see langword="null"/>.</exception>
+    /// <exception cref="ArgumentException">A buffer has the wrong size.</exception>
+    /// <exception cref="AuthenticationTagMismatchException">The tag does not verify.</exception>
+    /// <exception cref="NonceReuseException">With <see cref="NonceGuardOptions.CheckDecrypt"/>: the nonce was used before for a different message; the plaintext buffer has been zeroed.</exception>
+    /// <exception cref="ObjectDisposedException">The guard has been disposed.</exception>
+    public void Decrypt(byte[] nonce, byte[] ciphertext, byte[] tag, byte[] plaintext, byte[]? associatedData = null)
+    {
+        ArgumentNullException.ThrowIfNull(nonce);
+        ArgumentNullException.ThrowIfNull(ciphertext);
+        ArgumentNullException.ThrowIfNull(tag);
+        ArgumentNullException.ThrowIfNull(plaintext);
+        Decrypt((ReadOnlySpan<byte>)nonce, ciphertext, tag, plaintext, associatedData);
+    }
+
+    /// <summary>Verifies and decrypts; with <see cref="NonceGuardOptions.CheckDecrypt"/>, also checks the nonce.</summary>
+    /// <param name="nonce">The 12-byte nonce.</param>
+    /// <param name="ciphertext">The encrypted content.</param>
+    /// <param name="tag">The authentication tag.</param>
+    /// <param name="plaintext">Receives the plaintext; as long as <paramref name="ciphertext"/>.</param>
+    /// <param name="associatedData">The associated data.</param>
+    /// <exception cref="ArgumentException">A buffer has the wrong size.</exception>
+    /// <exception cref="AuthenticationTagMismatchException">The tag does not verify.</exception>
+    /// <exception cref="NonceReuseException">With <see cref="NonceGuardOptions.CheckDecrypt"/>: the nonce was used before for a different message; the plaintext buffer has been zeroed.</exception>
+    /// <exception cref="ObjectDisposedException">The guard has been disposed.</exception>
+    public void Decrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData = default)
+    {
+        ObjectDisposedException.ThrowIf(_disposed != 0, this);
+        DecryptCore(nonce, ciphertext, tag, plaintext, associatedData);
+    }
+
+    /// <summary>Disposes the wrapped AEAD and lets go of the nonce history (the last guard of a key drops it).</summary>
+    public void Dispose()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) == 0)
+        {
+            _aead.Dispose();
+            NonceHistoryRegistry.Release(History);
+        }
+
+        GC.SuppressFinalize(this);
+    }
+
+    private protected abstract void EncryptCore(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData);
+
+    private protected abstract void DecryptCore(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData);
+}
