@@ -358,15 +358,26 @@ internal sealed class NonceHistory
 
     private sealed class Generation
     {
+        // An index slot holds the entry's position + 1 in its low 25 bits (0 = free) and 7 bits
+        // of the nonce's hash above them, so a probe that passes other nonces' slots rarely has
+        // to load their entries.
+        private const int PositionBits = 25;
+        private const uint PositionMask = (1u << PositionBits) - 1;
+
         private readonly Entry[] _entries;
-        private readonly int[] _index; // entry position + 1; 0 = free
+        private readonly uint[] _index;
         private readonly int _mask;
         private int _count;
+
+        // Where the last unsuccessful Find stopped: the free slot an Add of the same hash takes,
+        // so the usual lookup-then-add walks the probe chain once.
+        private ulong _freeHash;
+        private int _freeSlot = -1;
 
         public Generation(int capacity)
         {
             _entries = new Entry[capacity];
-            _index = new int[Math.Max(4, (int)BitOperations.RoundUpToPowerOf2((uint)capacity * 2))];
+            _index = new uint[Math.Max(4, (int)BitOperations.RoundUpToPowerOf2((uint)capacity * 2))];
             _mask = _index.Length - 1;
         }
 
@@ -389,21 +400,29 @@ internal sealed class NonceHistory
             }
         }
 
-        public long MemoryBytes => ((long)_entries.Length * System.Runtime.CompilerServices.Unsafe.SizeOf<Entry>()) + ((long)_index.Length * sizeof(int));
+        public long MemoryBytes => ((long)_entries.Length * System.Runtime.CompilerServices.Unsafe.SizeOf<Entry>()) + ((long)_index.Length * sizeof(uint));
 
         public ref Entry At(int position) => ref _entries[position];
 
         public ref Entry Find(ulong nonceLow, uint nonceHigh, ulong hash)
         {
+            uint check = HashCheck(hash);
             for (int i = (int)hash & _mask; ; i = (i + 1) & _mask)
             {
-                int position = _index[i] - 1;
-                if (position < 0)
+                uint slot = _index[i];
+                if (slot == 0)
                 {
+                    _freeHash = hash;
+                    _freeSlot = i;
                     return ref System.Runtime.CompilerServices.Unsafe.NullRef<Entry>();
                 }
 
-                ref Entry entry = ref _entries[position];
+                if ((slot & ~PositionMask) != check)
+                {
+                    continue;
+                }
+
+                ref Entry entry = ref _entries[(int)(slot & PositionMask) - 1];
                 if (entry.NonceLow == nonceLow && entry.NonceHigh == nonceHigh && entry.State != Empty)
                 {
                     return ref entry;
@@ -419,13 +438,19 @@ internal sealed class NonceHistory
             entry.NonceHigh = nonceHigh;
             entry.State = state;
             entry.Tag = tag;
-            int i = (int)hash & _mask;
-            while (_index[i] != 0)
+
+            int i = _freeSlot;
+            if (i < 0 || _freeHash != hash || _index[i] != 0)
             {
-                i = (i + 1) & _mask;
+                i = (int)hash & _mask;
+                while (_index[i] != 0)
+                {
+                    i = (i + 1) & _mask;
+                }
             }
 
-            _index[i] = position + 1;
+            _freeSlot = -1;
+            _index[i] = HashCheck(hash) | (uint)(position + 1);
             return (Epoch << 32) | (uint)position;
         }
 
@@ -433,7 +458,11 @@ internal sealed class NonceHistory
         {
             Array.Clear(_index);
             _count = 0;
+            _freeSlot = -1;
             Epoch = epoch;
         }
+
+        // Bits 40-46: apart from the low bits that pick the slot and the top bits that pick distinguished points.
+        private static uint HashCheck(ulong hash) => (uint)((hash >> 40) & 0x7F) << PositionBits;
     }
 }
