@@ -169,7 +169,7 @@ public sealed class ContentDecryptingStream : Stream
                     EndBody(_source.Read(new Span<byte>(ref probe)), buffer[..direct]);
                 }
 
-                if (direct > 0 || _endOfBody)
+                if (direct > 0)
                 {
                     return direct;
                 }
@@ -240,7 +240,7 @@ public sealed class ContentDecryptingStream : Stream
                     EndBody(await _source.ReadAsync(probe, cancellationToken).ConfigureAwait(false), buffer.Span[..direct]);
                 }
 
-                if (direct > 0 || _endOfBody)
+                if (direct > 0)
                 {
                     return direct;
                 }
