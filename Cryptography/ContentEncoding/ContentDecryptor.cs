@@ -76,7 +76,7 @@ public sealed class ContentDecryptor : IDisposable
         long index = RecordCount;
         if (IsComplete)
         {
-            throw new ContentEncodingCorruptedException(Format(ContentEncodingMessages.RecordAfterLast, index - 1), index);
+            throw new ContentEncodingCorruptedException(Format(ContentEncodingMessages.RecordAfterLast, index - 1), index - 1);
         }
 
         if (record.Length < 1 + ContentEncoding.TagSize)

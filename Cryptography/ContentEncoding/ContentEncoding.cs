@@ -162,8 +162,7 @@ public static class ContentEncoding
     public static long GetMaxDecryptedLength(ReadOnlySpan<byte> body, long bodyLength)
     {
         ContentEncodingHeader header = ContentEncodingHeader.Parse(body);
-        long records = Math.Max(0, bodyLength - header.Length);
-        return records - TagSize * ((records + header.RecordSize - 1) / header.RecordSize);
+        return MaxContentLength(Math.Max(0, bodyLength - header.Length), header.RecordSize);
     }
 
     /// <summary>Verifies and decrypts a whole body.</summary>
@@ -259,11 +258,16 @@ public static class ContentEncoding
         return Math.Max(1, (plaintextLength + maxData - 1) / maxData);
     }
 
+    // Each record's plaintext (data, delimiter, padding) is its length less the tag; a remnant shorter
+    // than a tag holds none. Record i decrypts at the sum of the earlier records' data lengths, which
+    // is below the sum of their plaintext lengths, so this much room always suffices.
+    private static long MaxContentLength(long recordsLength, int recordSize) =>
+        recordsLength / recordSize * (recordSize - TagSize) + Math.Max(0, recordsLength % recordSize - TagSize);
+
     private static byte[] DecryptToArray(ReadOnlySpan<byte> body, ContentDecryptor decryptor)
     {
         ReadOnlySpan<byte> records = body[decryptor.Header.Length..];
-        long max = records.Length - TagSize * ((records.Length + (long)decryptor.Header.RecordSize - 1) / decryptor.Header.RecordSize);
-        byte[] buffer = new byte[Math.Max(0, max)];
+        byte[] buffer = new byte[MaxContentLength(records.Length, decryptor.Header.RecordSize)];
         int length;
         try
         {

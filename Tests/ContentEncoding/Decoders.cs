@@ -64,7 +64,8 @@ internal static class Decoders
             try
             {
                 int read;
-                while ((read = stream.Read(buffer, 0, buffer.Length)) > 0)
+                // The buffer is cleared before each read, so after a failed read it shows what that read wrote.
+                while (Clear(buffer) && (read = stream.Read(buffer, 0, buffer.Length)) > 0)
                 {
                     content.AddRange(buffer.AsSpan(0, read));
                 }
@@ -89,7 +90,7 @@ internal static class Decoders
             try
             {
                 int read;
-                while ((read = await stream.ReadAsync(buffer)) > 0)
+                while (Clear(buffer) && (read = await stream.ReadAsync(buffer)) > 0)
                 {
                     content.AddRange(buffer.AsSpan(0, read));
                 }
@@ -103,6 +104,12 @@ internal static class Decoders
 
             return [.. content];
         }
+    }
+
+    private static bool Clear(byte[] buffer)
+    {
+        Array.Clear(buffer);
+        return true;
     }
 
     private static byte[] Sync(Task<byte[]> task)
