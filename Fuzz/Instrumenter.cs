@@ -20,29 +20,28 @@ internal static class Instrumenter
 {
     public const string CoverageTypeName = "__FuzzCoverage";
 
-    /// <summary>Writes an instrumented copy of <paramref name="input"/>; returns, per instrumented type
-    /// (nested types counted with the type that declares them), the range of probe numbers it got.</summary>
-    public static List<(string Type, int First, int End)> Instrument(string input, string output, Func<TypeDefinition, bool> include)
+    /// <summary>Writes an instrumented copy of <paramref name="input"/>; returns, per instrumented method,
+    /// its type (nested types counted with the type that declares them), its name and the range of probe numbers it got.</summary>
+    public static List<(string Type, string Method, int First, int End)> Instrument(string input, string output, Func<TypeDefinition, bool> include)
     {
         using ModuleDefinition module = ModuleDefinition.ReadModule(input);
         MethodDefinition hit = AddCoverageType(module);
-        var ranges = new List<(string Type, int First, int End)>();
+        var ranges = new List<(string Type, string Method, int First, int End)>();
         int probes = 0;
         foreach (TypeDefinition type in module.GetTypes().Where(t => t.Name != CoverageTypeName && include(t)).ToList())
         {
-            int first = probes;
-            foreach (MethodDefinition method in type.Methods.Where(m => m.HasBody))
-            {
-                probes = InstrumentMethod(method, hit, probes);
-            }
-
             TypeDefinition outer = type;
             while (outer.DeclaringType is not null)
             {
                 outer = outer.DeclaringType;
             }
 
-            ranges.Add((outer.Name, first, probes));
+            foreach (MethodDefinition method in type.Methods.Where(m => m.HasBody))
+            {
+                int first = probes;
+                probes = InstrumentMethod(method, hit, probes);
+                ranges.Add((outer.Name, type.Name + "::" + method.Name, first, probes));
+            }
         }
 
         module.Write(output);

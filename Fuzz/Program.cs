@@ -4,7 +4,7 @@
 // for further mutation. Inputs that make a check in Target.cs fail, or raise anything other than a
 // ContentEncodingException, are findings: saved under the output folder and counted.
 //
-//   dotnet run -c Release --project Fuzz -- [--seconds 60] [--seed N] [--out Fuzz/out]
+//   dotnet run -c Release --project Fuzz -- [--seconds 60] [--seed N] [--out Fuzz/out] [--uncovered]
 //
 // It prints executions, executions per second, corpus size, edges seen and the basic blocks of the
 // content-encoding types reached out of those instrumented, then exits 1 if there were findings.
@@ -126,6 +126,18 @@ public static class Program
             int total = type.Sum(range => range.End - range.First);
             int reached = type.Sum(range => blocks.AsSpan(range.First, range.End - range.First).Count((byte)1));
             Console.WriteLine($"  {type.Key,-26} blocks reached {reached,4} / {total,4}");
+        }
+
+        if (args.Contains("--uncovered"))
+        {
+            foreach (var method in ranges)
+            {
+                int missed = blocks.AsSpan(method.First, method.End - method.First).Count((byte)0);
+                if (missed > 0)
+                {
+                    Console.WriteLine($"    not reached: {missed,3} of {method.End - method.First,3} blocks in {method.Method}");
+                }
+            }
         }
         for (int i = 0; i < corpus.Count; i++)
         {

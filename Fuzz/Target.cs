@@ -8,7 +8,8 @@
 //                an optional decoder limit, then records as (length, flags, plaintext) where the
 //                plaintext (delimiter and padding included) is taken as it is and the flags can give a
 //                record the wrong sequence number.
-// Oracles: every decoding path (one-shot array and span, stream sync and async) must agree; in sealed
+// Oracles: every decoding path (one-shot array and span, stream sync and async, the last with a key
+// provider) must agree; in sealed
 // mode they must also agree with a reference model of RFC 8188 section 2 written here, independently
 // (its own HKDF calls and AEADs); a stream may release only data of records before the failing one;
 // a failed one-shot decode leaves its destination zeroed; only ContentEncodingException may escape.
@@ -127,7 +128,10 @@ public static class Target
         {
             var released = new List<byte>();
             byte[] buffer = new byte[readSize];
-            using var stream = new ContentDecryptingStream(new MemoryStream(body), Key, coding, maxRecordSize: maxRecordSize);
+            // The async path finds its key through a key provider, as HTTP servers do.
+            using var stream = async
+                ? new ContentDecryptingStream(new MemoryStream(body), (keyId, c) => c == coding ? Key : null, coding, maxRecordSize: maxRecordSize)
+                : new ContentDecryptingStream(new MemoryStream(body), Key, coding, maxRecordSize: maxRecordSize);
             try
             {
                 while (true)
