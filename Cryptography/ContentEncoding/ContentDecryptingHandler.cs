@@ -1,0 +1,150 @@
+// HttpClient integration, receiving side: a DelegatingHandler that replaces a response content
+// whose outermost Content-Encoding is aes128gcm or aes256gcmsiv with one that decodes it as it is
+// read, through ContentDecryptingStream, with the key that the body's key id names.
+
+using System;
+using System.IO;
+using System.Linq;
+using System.Net;
+using System.Net.Http;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace Cryptography;
+
+/// <summary>
+/// A <see cref="DelegatingHandler"/> that decodes responses whose outermost <c>Content-Encoding</c> is
+/// <c>aes128gcm</c> (RFC 8188) or <c>aes256gcmsiv</c> (this library), choosing the key by the key id in
+/// each body's header.
+/// </summary>
+/// <remarks>
+/// <para>The decoded content streams: memory stays at one record. Its <c>Content-Encoding</c> loses the
+/// decoded coding and its <c>Content-Length</c> is dropped. On a bad body, reading it throws a
+/// <see cref="ContentEncodingException"/> before handing out any of the bad record: from the stream's
+/// reads with <see cref="HttpCompletionOption.ResponseHeadersRead"/>, or from <see cref="HttpClient"/>'s
+/// call when it buffers the content (the default).</para>
+/// </remarks>
+public sealed class ContentDecryptingHandler : DelegatingHandler
+{
+    private readonly ContentKeyProvider _keyProvider;
+
+    /// <summary>Creates a handler to put in a handler chain (its inner handler is set later).</summary>
+    /// <param name="keyProvider">Maps a body's key id to the keying material.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="keyProvider"/> is <see langword="null"/>.</exception>
+    public ContentDecryptingHandler(ContentKeyProvider keyProvider)
+    {
+        ArgumentNullException.ThrowIfNull(keyProvider);
+        _keyProvider = keyProvider;
+    }
+
+    /// <summary>Creates a handler that sends requests through <paramref name="innerHandler"/>.</summary>
+    /// <param name="keyProvider">Maps a body's key id to the keying material.</param>
+    /// <param name="innerHandler">The handler that sends the requests, such as a <see cref="SocketsHttpHandler"/>.</param>
+    /// <exception cref="ArgumentNullException">An argument is <see langword="null"/>.</exception>
+    public ContentDecryptingHandler(ContentKeyProvider keyProvider, HttpMessageHandler innerHandler)
+        : base(innerHandler)
+    {
+        ArgumentNullException.ThrowIfNull(keyProvider);
+        _keyProvider = keyProvider;
+    }
+
+    /// <summary>Gets or sets the largest record size a response may declare: <see cref="ContentEncoding.MaxRecordSize"/> (16 MiB) by default.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is below 18 or above <see cref="ContentEncoding.MaxRecordSize"/>.</exception>
+    public int MaxRecordSize
+    {
+        get;
+        set
+        {
+            ContentEncoding.ValidateRecordSize(value, nameof(value));
+            field = value;
+        }
+    } = ContentEncoding.MaxRecordSize;
+
+    /// <summary>Sends the request and, if the response is encrypted with one of the codings, decodes it as it is read.</summary>
+    /// <param name="request">The request.</param>
+    /// <param name="cancellationToken">Cancels the request.</param>
+    /// <returns>The response, its content replaced by the decoding one when it was encrypted.</returns>
+    protected override async Task<HttpResponseMessage> SendAsync(HttpRequestMessage request, CancellationToken cancellationToken) =>
+        Decode(await base.SendAsync(request, cancellationToken).ConfigureAwait(false));
+
+    /// <summary>Sends the request and, if the response is encrypted with one of the codings, decodes it as it is read.</summary>
+    /// <param name="request">The request.</param>
+    /// <param name="cancellationToken">Cancels the request.</param>
+    /// <returns>The response, its content replaced by the decoding one when it was encrypted.</returns>
+    protected override HttpResponseMessage Send(HttpRequestMessage request, CancellationToken cancellationToken) =>
+        Decode(base.Send(request, cancellationToken));
+
+    private HttpResponseMessage Decode(HttpResponseMessage response)
+    {
+        HttpContent? content = response.Content;
+        string? outermost = content?.Headers.ContentEncoding.LastOrDefault();
+        if (content is null || !ContentEncoding.TryGetCoding(outermost, out ContentCoding coding))
+        {
+            return response;
+        }
+
+        var decoded = new DecryptedHttpContent(content, _keyProvider, coding, MaxRecordSize);
+        foreach (var header in content.Headers)
+        {
+            if (!string.Equals(header.Key, "Content-Length", StringComparison.OrdinalIgnoreCase)
+                && !string.Equals(header.Key, "Content-Encoding", StringComparison.OrdinalIgnoreCase))
+            {
+                decoded.Headers.TryAddWithoutValidation(header.Key, header.Value);
+            }
+        }
+
+        foreach (string inner in content.Headers.ContentEncoding.Take(content.Headers.ContentEncoding.Count - 1))
+        {
+            decoded.Headers.ContentEncoding.Add(inner);
+        }
+
+        response.Content = decoded;
+        return response;
+    }
+
+    /// <summary>A response content decoded as it is read.</summary>
+    private sealed class DecryptedHttpContent(HttpContent encrypted, ContentKeyProvider keyProvider, ContentCoding coding, int maxRecordSize) : HttpContent
+    {
+        protected override async Task<Stream> CreateContentReadStreamAsync(CancellationToken cancellationToken) =>
+            new ContentDecryptingStream(await encrypted.ReadAsStreamAsync(cancellationToken).ConfigureAwait(false), keyProvider, coding, leaveOpen: false, maxRecordSize);
+
+        protected override Task<Stream> CreateContentReadStreamAsync() => CreateContentReadStreamAsync(CancellationToken.None);
+
+        protected override Stream CreateContentReadStream(CancellationToken cancellationToken) =>
+            new ContentDecryptingStream(encrypted.ReadAsStream(cancellationToken), keyProvider, coding, leaveOpen: false, maxRecordSize);
+
+        protected override Task SerializeToStreamAsync(Stream stream, TransportContext? context) =>
+            SerializeToStreamAsync(stream, context, CancellationToken.None);
+
+        protected override async Task SerializeToStreamAsync(Stream stream, TransportContext? context, CancellationToken cancellationToken)
+        {
+            Stream decrypting = await CreateContentReadStreamAsync(cancellationToken).ConfigureAwait(false);
+            await using (decrypting.ConfigureAwait(false))
+            {
+                await decrypting.CopyToAsync(stream, cancellationToken).ConfigureAwait(false);
+            }
+        }
+
+        protected override void SerializeToStream(Stream stream, TransportContext? context, CancellationToken cancellationToken)
+        {
+            using Stream decrypting = CreateContentReadStream(cancellationToken);
+            decrypting.CopyTo(stream);
+        }
+
+        protected override bool TryComputeLength(out long length)
+        {
+            length = 0;
+            return false;
+        }
+
+        protected override void Dispose(bool disposing)
+        {
+            if (disposing)
+            {
+                encrypted.Dispose();
+            }
+
+            base.Dispose(disposing);
+        }
+    }
+}

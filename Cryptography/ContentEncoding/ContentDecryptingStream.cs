@@ -1,0 +1,431 @@
+// A read-only Stream that decodes an encrypted body (RFC 8188 framing) from an underlying stream in
+// constant memory: one record buffer, rented from the shared pool and wiped before it goes back.
+// A record's plaintext is released only after its tag verified and its padding checked; end of
+// data is reported only after a record marked as the last one was opened and nothing followed it.
+
+using System;
+using System.Buffers;
+using System.Globalization;
+using System.IO;
+using System.Runtime.ExceptionServices;
+using System.Security.Cryptography;
+using System.Threading;
+using System.Threading.Tasks;
+using Cryptography.Internal;
+
+namespace Cryptography;
+
+/// <summary>
+/// A read-only stream that verifies and decrypts an encrypted body (RFC 8188 <c>aes128gcm</c>, or this
+/// library's <c>aes256gcmsiv</c>) read from an underlying stream.
+/// </summary>
+/// <remarks>
+/// <para>The header is read at the first read. Data is returned a record at a time, and only once the
+/// record has verified: a failure throws a <see cref="ContentEncodingException"/> (header, truncated or
+/// corrupted) before any of that record's data is returned. Reading returns 0 (end of data) only after
+/// the last record has been opened and the source has ended right after it. Data of earlier records
+/// has been returned by then: a consumer that must not act on a body that later fails should buffer,
+/// or act only once the stream has reported its end.</para>
+/// <para>After a failure, every later read throws the same exception. Memory: one record buffer of the
+/// body's record size (at most <c>maxRecordSize</c>). An instance is not safe for concurrent use.
+/// Disposing wipes the keys and the buffer.</para>
+/// </remarks>
+public sealed class ContentDecryptingStream : Stream
+{
+    private readonly Stream _source;
+    private readonly bool _leaveOpen;
+    private readonly ContentCoding _coding;
+    private readonly int _maxRecordSize;
+    private readonly ContentKeyProvider? _keyProvider;
+    private byte[]? _inputKeyingMaterial;
+    private ContentDecryptor? _decryptor;
+    private byte[]? _record;
+    private int _plaintextStart;
+    private int _plaintextEnd;
+    private bool _endOfBody;
+    private bool _disposed;
+    private ExceptionDispatchInfo? _failure;
+
+    /// <summary>Creates a stream that decodes the body read from <paramref name="source"/> with one key.</summary>
+    /// <param name="source">The stream the encrypted body is read from.</param>
+    /// <param name="inputKeyingMaterial">The shared secret (IKM); not empty. A copy is kept until the header has been read.</param>
+    /// <param name="coding">The coding the body was sealed with.</param>
+    /// <param name="leaveOpen">Whether to leave <paramref name="source"/> open when this stream is disposed.</param>
+    /// <param name="maxRecordSize">The largest record size to accept, and so the largest buffer to allocate.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="source"/> is <see langword="null"/>.</exception>
+    /// <exception cref="ArgumentException"><paramref name="source"/> is not readable, or the keying material is empty.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="coding"/> or <paramref name="maxRecordSize"/> is out of range.</exception>
+    public ContentDecryptingStream(Stream source, ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm, bool leaveOpen = false, int maxRecordSize = ContentEncoding.MaxRecordSize)
+        : this(source, coding, leaveOpen, maxRecordSize)
+    {
+        if (inputKeyingMaterial.IsEmpty)
+        {
+            throw new ArgumentException(ContentEncodingMessages.EmptyKeyingMaterial, nameof(inputKeyingMaterial));
+        }
+
+        _inputKeyingMaterial = GC.AllocateArray<byte>(inputKeyingMaterial.Length, pinned: true);
+        inputKeyingMaterial.CopyTo(_inputKeyingMaterial);
+    }
+
+    /// <summary>Creates a stream that decodes the body read from <paramref name="source"/> with the key its header's key id names.</summary>
+    /// <param name="source">The stream the encrypted body is read from.</param>
+    /// <param name="keyProvider">Maps the header's key id to the keying material; called once, at the first read.</param>
+    /// <param name="coding">The coding the body was sealed with.</param>
+    /// <param name="leaveOpen">Whether to leave <paramref name="source"/> open when this stream is disposed.</param>
+    /// <param name="maxRecordSize">The largest record size to accept, and so the largest buffer to allocate.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="source"/> or <paramref name="keyProvider"/> is <see langword="null"/>.</exception>
+    /// <exception cref="ArgumentException"><paramref name="source"/> is not readable.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="coding"/> or <paramref name="maxRecordSize"/> is out of range.</exception>
+    public ContentDecryptingStream(Stream source, ContentKeyProvider keyProvider, ContentCoding coding = ContentCoding.Aes128Gcm, bool leaveOpen = false, int maxRecordSize = ContentEncoding.MaxRecordSize)
+        : this(source, coding, leaveOpen, maxRecordSize)
+    {
+        ArgumentNullException.ThrowIfNull(keyProvider);
+        _keyProvider = keyProvider;
+    }
+
+    private ContentDecryptingStream(Stream source, ContentCoding coding, bool leaveOpen, int maxRecordSize)
+    {
+        ArgumentNullException.ThrowIfNull(source);
+        if (!source.CanRead)
+        {
+            throw new ArgumentException("The source stream is not readable.", nameof(source));
+        }
+
+        ContentCodingInfo.Validate(coding, nameof(coding));
+        ContentEncoding.ValidateRecordSize(maxRecordSize, nameof(maxRecordSize));
+        _source = source;
+        _coding = coding;
+        _leaveOpen = leaveOpen;
+        _maxRecordSize = maxRecordSize;
+    }
+
+    /// <summary>Gets the body's header once the first read has read it; <see langword="null"/> before.</summary>
+    public ContentEncodingHeader? Header => _decryptor?.Header;
+
+    /// <inheritdoc/>
+    public override bool CanRead => !_disposed;
+
+    /// <inheritdoc/>
+    public override bool CanSeek => false;
+
+    /// <inheritdoc/>
+    public override bool CanWrite => false;
+
+    /// <summary>Not supported.</summary>
+    /// <exception cref="NotSupportedException">Always.</exception>
+    public override long Length => throw new NotSupportedException();
+
+    /// <summary>Not supported.</summary>
+    /// <exception cref="NotSupportedException">Always.</exception>
+    public override long Position
+    {
+        get => throw new NotSupportedException();
+        set => throw new NotSupportedException();
+    }
+
+    /// <summary>Reads verified, decrypted data.</summary>
+    /// <param name="buffer">Receives the data. When it has room for a whole record, the record decrypts straight into it.</param>
+    /// <returns>The number of bytes read; 0 only at the verified end of the body (or for an empty <paramref name="buffer"/>).</returns>
+    /// <exception cref="ContentEncodingHeaderException">The header is short or invalid, or no key is known for its key id.</exception>
+    /// <exception cref="ContentEncodingTruncatedException">The body ended before its last record.</exception>
+    /// <exception cref="ContentEncodingCorruptedException">A record does not verify, has bad padding, or data follows the last record.</exception>
+    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
+    public override int Read(Span<byte> buffer)
+    {
+        ThrowIfUnusable();
+        if (buffer.IsEmpty)
+        {
+            return 0;
+        }
+
+        try
+        {
+            while (true)
+            {
+                int taken = TakeBuffered(buffer);
+                if (taken > 0 || _endOfBody)
+                {
+                    return taken;
+                }
+
+                if (_decryptor is null)
+                {
+                    byte[] header = new byte[ContentEncodingHeader.FixedLength + 255];
+                    int read = _source.ReadAtLeast(header.AsSpan(0, ContentEncodingHeader.FixedLength), ContentEncodingHeader.FixedLength, throwOnEndOfStream: false);
+                    if (ContentEncodingHeader.TryGetLength(header.AsSpan(0, read), out int length) && length > read)
+                    {
+                        read += _source.ReadAtLeast(header.AsSpan(read, length - read), length - read, throwOnEndOfStream: false);
+                    }
+
+                    StartBody(header.AsSpan(0, read));
+                }
+
+                int recordSize = _decryptor!.Header.RecordSize;
+                int received = _source.ReadAtLeast(_record.AsSpan(0, recordSize), recordSize, throwOnEndOfStream: false);
+                int direct = OpenRecord(received, buffer, out bool checkForMore);
+                if (checkForMore)
+                {
+                    byte probe = 0;
+                    EndBody(_source.Read(new Span<byte>(ref probe)), buffer[..direct]);
+                }
+
+                if (direct > 0)
+                {
+                    return direct;
+                }
+            }
+        }
+        catch (ContentEncodingException exception)
+        {
+            throw Fail(exception);
+        }
+    }
+
+    /// <inheritdoc cref="Read(Span{byte})"/>
+    /// <param name="buffer">Receives the data.</param>
+    /// <param name="offset">Where to put the data in <paramref name="buffer"/>.</param>
+    /// <param name="count">The most bytes to read.</param>
+    public override int Read(byte[] buffer, int offset, int count)
+    {
+        ValidateBufferArguments(buffer, offset, count);
+        return Read(buffer.AsSpan(offset, count));
+    }
+
+    /// <inheritdoc cref="Read(Span{byte})"/>
+    public override int ReadByte()
+    {
+        byte value = 0;
+        return Read(new Span<byte>(ref value)) == 0 ? -1 : value;
+    }
+
+    /// <inheritdoc cref="Read(Span{byte})"/>
+    /// <param name="buffer">Receives the data. When it has room for a whole record, the record decrypts straight into it.</param>
+    /// <param name="cancellationToken">Cancels the reads from the source.</param>
+    public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
+    {
+        ThrowIfUnusable();
+        if (buffer.IsEmpty)
+        {
+            return 0;
+        }
+
+        try
+        {
+            while (true)
+            {
+                int taken = TakeBuffered(buffer.Span);
+                if (taken > 0 || _endOfBody)
+                {
+                    return taken;
+                }
+
+                if (_decryptor is null)
+                {
+                    byte[] header = new byte[ContentEncodingHeader.FixedLength + 255];
+                    int read = await _source.ReadAtLeastAsync(header.AsMemory(0, ContentEncodingHeader.FixedLength), ContentEncodingHeader.FixedLength, throwOnEndOfStream: false, cancellationToken).ConfigureAwait(false);
+                    if (ContentEncodingHeader.TryGetLength(header.AsSpan(0, read), out int length) && length > read)
+                    {
+                        read += await _source.ReadAtLeastAsync(header.AsMemory(read, length - read), length - read, throwOnEndOfStream: false, cancellationToken).ConfigureAwait(false);
+                    }
+
+                    StartBody(header.AsSpan(0, read));
+                }
+
+                int recordSize = _decryptor!.Header.RecordSize;
+                int received = await _source.ReadAtLeastAsync(_record.AsMemory(0, recordSize), recordSize, throwOnEndOfStream: false, cancellationToken).ConfigureAwait(false);
+                int direct = OpenRecord(received, buffer.Span, out bool checkForMore);
+                if (checkForMore)
+                {
+                    byte[] probe = new byte[1];
+                    EndBody(await _source.ReadAsync(probe, cancellationToken).ConfigureAwait(false), buffer.Span[..direct]);
+                }
+
+                if (direct > 0)
+                {
+                    return direct;
+                }
+            }
+        }
+        catch (ContentEncodingException exception)
+        {
+            throw Fail(exception);
+        }
+    }
+
+    /// <inheritdoc cref="ReadAsync(Memory{byte}, CancellationToken)"/>
+    /// <param name="buffer">Receives the data.</param>
+    /// <param name="offset">Where to put the data in <paramref name="buffer"/>.</param>
+    /// <param name="count">The most bytes to read.</param>
+    /// <param name="cancellationToken">Cancels the reads from the source.</param>
+    public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken)
+    {
+        ValidateBufferArguments(buffer, offset, count);
+        return ReadAsync(buffer.AsMemory(offset, count), cancellationToken).AsTask();
+    }
+
+    /// <summary>Does nothing: the stream is read-only.</summary>
+    public override void Flush()
+    {
+    }
+
+    /// <summary>Not supported.</summary>
+    /// <param name="buffer">Unused.</param>
+    /// <param name="offset">Unused.</param>
+    /// <param name="count">Unused.</param>
+    /// <exception cref="NotSupportedException">Always.</exception>
+    public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+
+    /// <summary>Not supported.</summary>
+    /// <param name="offset">Unused.</param>
+    /// <param name="origin">Unused.</param>
+    /// <returns>Never returns.</returns>
+    /// <exception cref="NotSupportedException">Always.</exception>
+    public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+
+    /// <summary>Not supported.</summary>
+    /// <param name="value">Unused.</param>
+    /// <exception cref="NotSupportedException">Always.</exception>
+    public override void SetLength(long value) => throw new NotSupportedException();
+
+    /// <summary>Wipes the keys and the buffer and disposes the source unless it was to be left open.</summary>
+    /// <param name="disposing">Whether this is a call to Dispose rather than a finalizer.</param>
+    protected override void Dispose(bool disposing)
+    {
+        if (disposing && !_disposed)
+        {
+            _disposed = true;
+            Wipe();
+            _decryptor?.Dispose();
+            if (_inputKeyingMaterial is not null)
+            {
+                CryptographicOperations.ZeroMemory(_inputKeyingMaterial);
+            }
+
+            if (_record is { } record)
+            {
+                _record = null;
+                ArrayPool<byte>.Shared.Return(record);
+            }
+
+            if (!_leaveOpen)
+            {
+                _source.Dispose();
+            }
+        }
+
+        base.Dispose(disposing);
+    }
+
+    private void ThrowIfUnusable()
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        _failure?.Throw();
+    }
+
+    private ContentEncodingException Fail(ContentEncodingException exception)
+    {
+        Wipe();
+        _failure = ExceptionDispatchInfo.Capture(exception);
+        return exception;
+    }
+
+    private void Wipe()
+    {
+        _plaintextStart = _plaintextEnd = 0;
+        if (_record is not null)
+        {
+            CryptographicOperations.ZeroMemory(_record);
+        }
+    }
+
+    private int TakeBuffered(Span<byte> buffer)
+    {
+        int count = Math.Min(buffer.Length, _plaintextEnd - _plaintextStart);
+        if (count > 0)
+        {
+            _record.AsSpan(_plaintextStart, count).CopyTo(buffer);
+            _plaintextStart += count;
+        }
+
+        return count;
+    }
+
+    private void StartBody(ReadOnlySpan<byte> header)
+    {
+        ContentEncodingHeader parsed = ContentEncodingHeader.Parse(header, _maxRecordSize);
+        byte[] key = _keyProvider is not null ? ContentEncoding.LookUpKey(_keyProvider, parsed, _coding) : _inputKeyingMaterial!;
+        _decryptor = new ContentDecryptor(parsed, key, _coding);
+        if (_inputKeyingMaterial is not null)
+        {
+            CryptographicOperations.ZeroMemory(_inputKeyingMaterial);
+            _inputKeyingMaterial = null;
+        }
+
+        _record = ArrayPool<byte>.Shared.Rent(parsed.RecordSize);
+    }
+
+    // Opens the record of `received` bytes now in the buffer: straight into `buffer` when it has room
+    // for the record's whole plaintext (returning the data's length), otherwise in place (returning 0,
+    // the data waiting in the record buffer). `checkForMore`: a full-size last record was opened, so
+    // the source must be probed for data after it before anything is released.
+    private int OpenRecord(int received, Span<byte> buffer, out bool checkForMore)
+    {
+        ContentDecryptor decryptor = _decryptor!;
+        checkForMore = false;
+        if (received == 0)
+        {
+            decryptor.Complete();
+            _endOfBody = true;
+            return 0;
+        }
+
+        ReadOnlySpan<byte> record = _record.AsSpan(0, received);
+        bool direct = buffer.Length >= received - ContentEncoding.TagSize;
+        int length;
+        bool isLast;
+
+        // On failure DecryptRecord zeroes what it wrote, so the caller's buffer holds nothing of the record.
+        length = direct
+            ? decryptor.DecryptRecord(record, buffer, out isLast)
+            : decryptor.DecryptRecord(record, _record, out isLast);
+
+        if (!direct)
+        {
+            _plaintextStart = 0;
+            _plaintextEnd = length;
+        }
+
+        if (isLast)
+        {
+            if (received == decryptor.Header.RecordSize)
+            {
+                checkForMore = true;
+            }
+            else
+            {
+                _endOfBody = true;
+            }
+        }
+        else if (received < decryptor.Header.RecordSize)
+        {
+            // DecryptRecord rejects a short record that is not the last; this cannot be reached.
+            throw new ContentEncodingTruncatedException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.ShortNonLastRecord, decryptor.RecordCount - 1, received, decryptor.Header.RecordSize), decryptor.RecordCount - 1);
+        }
+
+        return direct ? length : 0;
+    }
+
+    // After a full-size last record: the source must end here. If it does not, the record's data,
+    // wherever it waits, is wiped and the body rejected.
+    private void EndBody(int bytesAfterLastRecord, Span<byte> releasedToCaller)
+    {
+        if (bytesAfterLastRecord != 0)
+        {
+            CryptographicOperations.ZeroMemory(releasedToCaller);
+            long index = _decryptor!.RecordCount - 1;
+            throw new ContentEncodingCorruptedException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.RecordAfterLast, index), index);
+        }
+
+        _endOfBody = true;
+    }
+}

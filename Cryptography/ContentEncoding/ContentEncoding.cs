@@ -1,0 +1,316 @@
+// Encrypted content encoding (RFC 8188) in one call, over whole bodies in memory, plus the layer's
+// constants and the codings' HTTP names. Bodies larger than memory go through
+// ContentEncryptingStream and ContentDecryptingStream; both share ContentEncryptor/ContentDecryptor.
+
+using System;
+using System.Globalization;
+using System.Security.Cryptography;
+using Cryptography.Internal;
+
+namespace Cryptography;
+
+/// <summary>
+/// Returns the input keying material for a key id found in a body's header, or <see langword="null"/>
+/// when the key id is unknown. The caller does not keep the returned array.
+/// </summary>
+/// <param name="keyId">The header's key id (possibly empty).</param>
+/// <param name="coding">The coding the body is being decoded with.</param>
+/// <returns>The keying material, or <see langword="null"/>.</returns>
+public delegate byte[]? ContentKeyProvider(ReadOnlySpan<byte> keyId, ContentCoding coding);
+
+/// <summary>
+/// Encrypted content encoding: the <c>aes128gcm</c> coding of RFC 8188 and this library's
+/// <c>aes256gcmsiv</c> coding (same framing, AES-256-GCM-SIV records, not an IETF standard), over
+/// whole bodies in memory.
+/// </summary>
+/// <remarks>
+/// A body is a header (salt, record size, key id) followed by records; each record but the last is
+/// exactly the record size long, tag included. Decoding rejects truncation, reordering, records after
+/// the last, bad padding, record sizes below 18 or above the decoder's limit (<see cref="MaxRecordSize"/>,
+/// 16 MiB, by default) and short headers, with a <see cref="ContentEncodingException"/>.
+/// </remarks>
+public static class ContentEncoding
+{
+    /// <summary>The HTTP <c>Content-Encoding</c> name of <see cref="ContentCoding.Aes128Gcm"/>: <c>aes128gcm</c>.</summary>
+    public const string Aes128GcmName = "aes128gcm";
+
+    /// <summary>The HTTP <c>Content-Encoding</c> name of <see cref="ContentCoding.Aes256GcmSiv"/>: <c>aes256gcmsiv</c> (not registered with IANA).</summary>
+    public const string Aes256GcmSivName = "aes256gcmsiv";
+
+    /// <summary>The salt's length: 16 bytes.</summary>
+    public const int SaltSize = 16;
+
+    /// <summary>The length of each record's authentication tag: 16 bytes.</summary>
+    public const int TagSize = 16;
+
+    /// <summary>The smallest record size RFC 8188 allows: 18 bytes (one byte of data, the delimiter, the tag).</summary>
+    public const int MinRecordSize = 18;
+
+    /// <summary>
+    /// The largest record size this library writes or, by default, accepts: 16 MiB. RFC 8188 allows up to
+    /// 2^32 - 1, but a decoder holds one whole record in memory before it may release any of it, so a
+    /// header must not be able to make it allocate gigabytes.
+    /// </summary>
+    public const int MaxRecordSize = 16 * 1024 * 1024;
+
+    /// <summary>The record size used when none is given: 64 KiB, where the per-record cost is negligible.
+    /// (RFC 8188's examples and Web Push use 4096.)</summary>
+    public const int DefaultRecordSize = 64 * 1024;
+
+    /// <summary>Gets the HTTP <c>Content-Encoding</c> name of a coding.</summary>
+    /// <param name="coding">The coding.</param>
+    /// <returns><see cref="Aes128GcmName"/> or <see cref="Aes256GcmSivName"/>.</returns>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="coding"/> is out of range.</exception>
+    public static string GetName(ContentCoding coding)
+    {
+        ContentCodingInfo.Validate(coding, nameof(coding));
+        return coding == ContentCoding.Aes128Gcm ? Aes128GcmName : Aes256GcmSivName;
+    }
+
+    /// <summary>Finds the coding an HTTP <c>Content-Encoding</c> name stands for (case-insensitive).</summary>
+    /// <param name="name">The name, such as <c>aes128gcm</c>.</param>
+    /// <param name="coding">The coding, when found.</param>
+    /// <returns><see langword="true"/> when <paramref name="name"/> names one of the codings.</returns>
+    public static bool TryGetCoding(string? name, out ContentCoding coding)
+    {
+        coding = ContentCoding.Aes128Gcm;
+        if (string.Equals(name, Aes128GcmName, StringComparison.OrdinalIgnoreCase))
+        {
+            return true;
+        }
+
+        coding = ContentCoding.Aes256GcmSiv;
+        return string.Equals(name, Aes256GcmSivName, StringComparison.OrdinalIgnoreCase);
+    }
+
+    /// <summary>Gets the length of the body that encrypting <paramref name="plaintextLength"/> bytes produces, without padding.</summary>
+    /// <param name="plaintextLength">The content's length.</param>
+    /// <param name="recordSize">The record size.</param>
+    /// <param name="keyIdLength">The key id's length, 0 to 255.</param>
+    /// <returns>Header plus records: 21 + key id + plaintext + 17 per record, with at least one record.</returns>
+    /// <exception cref="ArgumentOutOfRangeException">An argument is out of range.</exception>
+    public static long GetEncryptedLength(long plaintextLength, int recordSize = DefaultRecordSize, int keyIdLength = 0)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(plaintextLength);
+        ArgumentOutOfRangeException.ThrowIfNegative(keyIdLength);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(keyIdLength, 255);
+        ValidateRecordSize(recordSize, nameof(recordSize));
+        return ContentEncodingHeader.FixedLength + keyIdLength + plaintextLength + (1 + TagSize) * RecordCount(plaintextLength, recordSize);
+    }
+
+    /// <summary>Encrypts a whole body.</summary>
+    /// <param name="plaintext">The content.</param>
+    /// <param name="inputKeyingMaterial">The shared secret (IKM); not empty.</param>
+    /// <param name="coding">The coding.</param>
+    /// <param name="recordSize">The record size.</param>
+    /// <param name="keyId">The key id to put in the header; may be empty.</param>
+    /// <returns>The encrypted body: header and records, with a fresh random salt.</returns>
+    /// <exception cref="ArgumentException">The keying material is empty or the key id is longer than 255 bytes.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="recordSize"/> or <paramref name="coding"/> is out of range.</exception>
+    public static byte[] Encrypt(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm, int recordSize = DefaultRecordSize, ReadOnlySpan<byte> keyId = default)
+    {
+        long length = GetEncryptedLength(plaintext.Length, recordSize, Math.Min(keyId.Length, 255));
+        byte[] body = new byte[checked((int)length)];
+        Encrypt(plaintext, body, inputKeyingMaterial, coding, recordSize, keyId);
+        return body;
+    }
+
+    /// <summary>Encrypts a whole body into a buffer, without allocating.</summary>
+    /// <param name="plaintext">The content.</param>
+    /// <param name="destination">Receives the body: at least <see cref="GetEncryptedLength"/> bytes; must not overlap <paramref name="plaintext"/>.</param>
+    /// <param name="inputKeyingMaterial">The shared secret (IKM); not empty.</param>
+    /// <param name="coding">The coding.</param>
+    /// <param name="recordSize">The record size.</param>
+    /// <param name="keyId">The key id to put in the header; may be empty.</param>
+    /// <param name="salt">The 16-byte salt, or empty for a fresh random one. Never reuse a salt with the same keying material.</param>
+    /// <returns>The body's length.</returns>
+    /// <exception cref="ArgumentException">The keying material is empty, the salt or key id has a wrong length, <paramref name="destination"/> is too short or overlaps <paramref name="plaintext"/>.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="recordSize"/> or <paramref name="coding"/> is out of range.</exception>
+    public static int Encrypt(ReadOnlySpan<byte> plaintext, Span<byte> destination, ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm, int recordSize = DefaultRecordSize, ReadOnlySpan<byte> keyId = default, ReadOnlySpan<byte> salt = default)
+    {
+        using var encryptor = new ContentEncryptor(inputKeyingMaterial, coding, recordSize, keyId, salt);
+        long length = GetEncryptedLength(plaintext.Length, recordSize, keyId.Length);
+        if (destination.Length < length)
+        {
+            throw new ArgumentException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.DestinationTooShort, length), nameof(destination));
+        }
+
+        if (plaintext.Overlaps(destination))
+        {
+            throw new ArgumentException(ContentEncodingMessages.OverlappingRecord, nameof(destination));
+        }
+
+        int written = encryptor.Header.WriteTo(destination);
+        int maxData = encryptor.MaxRecordDataLength;
+        do
+        {
+            int take = Math.Min(maxData, plaintext.Length);
+            bool last = take == plaintext.Length;
+            written += encryptor.EncryptRecord(plaintext[..take], destination[written..], last);
+            plaintext = plaintext[take..];
+        }
+        while (!encryptor.IsComplete);
+
+        return written;
+    }
+
+    /// <summary>Gets an upper bound on the length of a body's content: the body less its header and 16 bytes of tag per record.</summary>
+    /// <param name="body">The encrypted body, or at least its header and its length.</param>
+    /// <param name="bodyLength">The body's full length.</param>
+    /// <returns>How large a destination <see cref="Decrypt(ReadOnlySpan{byte}, Span{byte}, ReadOnlySpan{byte}, ContentCoding, int)"/> needs.</returns>
+    /// <exception cref="ContentEncodingHeaderException">The header is short or invalid.</exception>
+    public static long GetMaxDecryptedLength(ReadOnlySpan<byte> body, long bodyLength)
+    {
+        ContentEncodingHeader header = ContentEncodingHeader.Parse(body);
+        return MaxContentLength(Math.Max(0, bodyLength - header.Length), header.RecordSize);
+    }
+
+    /// <summary>Verifies and decrypts a whole body.</summary>
+    /// <param name="body">The encrypted body.</param>
+    /// <param name="inputKeyingMaterial">The shared secret (IKM); not empty.</param>
+    /// <param name="coding">The coding the body was sealed with.</param>
+    /// <param name="maxRecordSize">The largest record size to accept.</param>
+    /// <returns>The content.</returns>
+    /// <exception cref="ContentEncodingHeaderException">The header is short or invalid.</exception>
+    /// <exception cref="ContentEncodingTruncatedException">The body was truncated.</exception>
+    /// <exception cref="ContentEncodingCorruptedException">A record does not verify, has bad padding, or follows the last record.</exception>
+    /// <exception cref="ArgumentException">The keying material is empty.</exception>
+    public static byte[] Decrypt(ReadOnlySpan<byte> body, ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm, int maxRecordSize = MaxRecordSize)
+    {
+        ContentEncodingHeader header = ContentEncodingHeader.Parse(body, maxRecordSize);
+        using var decryptor = new ContentDecryptor(header, inputKeyingMaterial, coding);
+        return DecryptToArray(body, decryptor);
+    }
+
+    /// <summary>Verifies and decrypts a whole body with the key its header's key id names.</summary>
+    /// <param name="body">The encrypted body.</param>
+    /// <param name="keyProvider">Maps the header's key id to the keying material.</param>
+    /// <param name="coding">The coding the body was sealed with.</param>
+    /// <param name="maxRecordSize">The largest record size to accept.</param>
+    /// <returns>The content.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="keyProvider"/> is <see langword="null"/>.</exception>
+    /// <exception cref="ContentEncodingHeaderException">The header is short or invalid, or <paramref name="keyProvider"/> knows no key for its key id.</exception>
+    /// <exception cref="ContentEncodingTruncatedException">The body was truncated.</exception>
+    /// <exception cref="ContentEncodingCorruptedException">A record does not verify, has bad padding, or follows the last record.</exception>
+    public static byte[] Decrypt(ReadOnlySpan<byte> body, ContentKeyProvider keyProvider, ContentCoding coding = ContentCoding.Aes128Gcm, int maxRecordSize = MaxRecordSize)
+    {
+        ArgumentNullException.ThrowIfNull(keyProvider);
+        ContentEncodingHeader header = ContentEncodingHeader.Parse(body, maxRecordSize);
+        using var decryptor = new ContentDecryptor(header, LookUpKey(keyProvider, header, coding), coding);
+        return DecryptToArray(body, decryptor);
+    }
+
+    /// <summary>Verifies and decrypts a whole body into a buffer, without allocating beyond the key schedule.</summary>
+    /// <param name="body">The encrypted body.</param>
+    /// <param name="destination">Receives the content: at least <see cref="GetMaxDecryptedLength"/> bytes; must not overlap
+    /// <paramref name="body"/>. On failure everything written to it is zeroed.</param>
+    /// <param name="inputKeyingMaterial">The shared secret (IKM); not empty.</param>
+    /// <param name="coding">The coding the body was sealed with.</param>
+    /// <param name="maxRecordSize">The largest record size to accept.</param>
+    /// <returns>The content's length.</returns>
+    /// <exception cref="ContentEncodingHeaderException">The header is short or invalid.</exception>
+    /// <exception cref="ContentEncodingTruncatedException">The body was truncated.</exception>
+    /// <exception cref="ContentEncodingCorruptedException">A record does not verify, has bad padding, or follows the last record.</exception>
+    /// <exception cref="ArgumentException">The keying material is empty, or <paramref name="destination"/> is too short or overlaps <paramref name="body"/>.</exception>
+    public static int Decrypt(ReadOnlySpan<byte> body, Span<byte> destination, ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm, int maxRecordSize = MaxRecordSize)
+    {
+        ContentEncodingHeader header = ContentEncodingHeader.Parse(body, maxRecordSize);
+        long needed = GetMaxDecryptedLength(body, body.Length);
+        if (destination.Length < needed)
+        {
+            throw new ArgumentException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.DestinationTooShort, needed), nameof(destination));
+        }
+
+        if (body.Overlaps(destination))
+        {
+            throw new ArgumentException(ContentEncodingMessages.OverlappingRecord, nameof(destination));
+        }
+
+        using var decryptor = new ContentDecryptor(header, inputKeyingMaterial, coding);
+        return DecryptRecords(body[header.Length..], destination, decryptor);
+    }
+
+    internal static byte[] LookUpKey(ContentKeyProvider keyProvider, ContentEncodingHeader header, ContentCoding coding)
+    {
+        byte[]? key = keyProvider(header.KeyId.Span, coding);
+        if (key is null || key.Length == 0)
+        {
+            // The key id travels in the clear, so naming it leaks nothing; long ones are cut short.
+            ReadOnlySpan<byte> keyId = header.KeyId.Span;
+            string shown = Convert.ToHexString(keyId[..Math.Min(keyId.Length, 32)]) + (keyId.Length > 32 ? "..." : string.Empty);
+            throw new ContentEncodingHeaderException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.NoKeyForKeyId, keyId.Length, shown));
+        }
+
+        return key;
+    }
+
+    internal static void ValidateRecordSize(int recordSize, string parameterName)
+    {
+        if (recordSize is < MinRecordSize or > MaxRecordSize)
+        {
+            throw new ArgumentOutOfRangeException(parameterName, recordSize, string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.RecordSizeOutOfRange, MinRecordSize, MaxRecordSize));
+        }
+    }
+
+    private static long RecordCount(long plaintextLength, int recordSize)
+    {
+        int maxData = recordSize - 1 - TagSize;
+        return Math.Max(1, (plaintextLength + maxData - 1) / maxData);
+    }
+
+    // Each record's plaintext (data, delimiter, padding) is its length less the tag; a remnant shorter
+    // than a tag holds none. Record i decrypts at the sum of the earlier records' data lengths, which
+    // is below the sum of their plaintext lengths, so this much room always suffices.
+    private static long MaxContentLength(long recordsLength, int recordSize) =>
+        recordsLength / recordSize * (recordSize - TagSize) + Math.Max(0, recordsLength % recordSize - TagSize);
+
+    private static byte[] DecryptToArray(ReadOnlySpan<byte> body, ContentDecryptor decryptor)
+    {
+        ReadOnlySpan<byte> records = body[decryptor.Header.Length..];
+        byte[] buffer = new byte[MaxContentLength(records.Length, decryptor.Header.RecordSize)];
+        int length;
+        try
+        {
+            length = DecryptRecords(records, buffer, decryptor);
+        }
+        catch
+        {
+            CryptographicOperations.ZeroMemory(buffer);
+            throw;
+        }
+
+        if (length == buffer.Length)
+        {
+            return buffer;
+        }
+
+        byte[] content = buffer.AsSpan(0, length).ToArray();
+        CryptographicOperations.ZeroMemory(buffer);
+        return content;
+    }
+
+    // Each record decrypts straight into its place in the destination: no copy. A record writes its
+    // delimiter and padding past its data too; the next record overwrites them, and the tail is zeroed.
+    private static int DecryptRecords(ReadOnlySpan<byte> records, Span<byte> destination, ContentDecryptor decryptor)
+    {
+        int recordSize = decryptor.Header.RecordSize;
+        int written = 0;
+        try
+        {
+            while (!records.IsEmpty)
+            {
+                ReadOnlySpan<byte> record = records[..Math.Min(recordSize, records.Length)];
+                written += decryptor.DecryptRecord(record, destination[written..], out _);
+                records = records[record.Length..];
+            }
+
+            decryptor.Complete();
+            return written;
+        }
+        catch
+        {
+            CryptographicOperations.ZeroMemory(destination);
+            throw;
+        }
+    }
+}

@@ -1,0 +1,138 @@
+// The failures of decoding an encrypted body. Each derives from CryptographicException, so code
+// that already catches that keeps working; the three kinds say what went wrong, and RecordIndex
+// says where (records are numbered from 0, the RFC 8188 sequence number).
+
+using System;
+using System.Security.Cryptography;
+
+namespace Cryptography;
+
+/// <summary>An encrypted body (RFC 8188 framing) could not be decoded.</summary>
+/// <remarks>Messages name sizes and record numbers only, never key material or content.</remarks>
+public class ContentEncodingException : CryptographicException
+{
+    /// <summary>Creates an exception with a default message.</summary>
+    public ContentEncodingException()
+    {
+    }
+
+    /// <summary>Creates an exception with the given message.</summary>
+    /// <param name="message">What went wrong.</param>
+    public ContentEncodingException(string? message)
+        : base(message)
+    {
+    }
+
+    /// <summary>Creates an exception with the given message and cause.</summary>
+    /// <param name="message">What went wrong.</param>
+    /// <param name="innerException">The cause.</param>
+    public ContentEncodingException(string? message, Exception? innerException)
+        : base(message, innerException)
+    {
+    }
+
+    /// <summary>Creates an exception about one record.</summary>
+    /// <param name="message">What went wrong.</param>
+    /// <param name="recordIndex">The record's sequence number, from 0.</param>
+    /// <param name="innerException">The cause, if any.</param>
+    public ContentEncodingException(string? message, long recordIndex, Exception? innerException = null)
+        : base(message, innerException)
+    {
+        RecordIndex = recordIndex;
+    }
+
+    /// <summary>Gets the sequence number (from 0) of the record at fault, or <see langword="null"/> when the fault is not in a record.</summary>
+    public long? RecordIndex { get; }
+}
+
+/// <summary>The header of an encrypted body is short or invalid: record size below 18 or above the
+/// decoder's limit, or a key id for which no key is known.</summary>
+public sealed class ContentEncodingHeaderException : ContentEncodingException
+{
+    /// <summary>Creates an exception with a default message.</summary>
+    public ContentEncodingHeaderException()
+    {
+    }
+
+    /// <summary>Creates an exception with the given message.</summary>
+    /// <param name="message">What went wrong.</param>
+    public ContentEncodingHeaderException(string? message)
+        : base(message)
+    {
+    }
+
+    /// <summary>Creates an exception with the given message and cause.</summary>
+    /// <param name="message">What went wrong.</param>
+    /// <param name="innerException">The cause.</param>
+    public ContentEncodingHeaderException(string? message, Exception? innerException)
+        : base(message, innerException)
+    {
+    }
+}
+
+/// <summary>An encrypted body ended early: no record is marked as the last one, or a record shorter
+/// than the record size is not marked as the last one.</summary>
+public sealed class ContentEncodingTruncatedException : ContentEncodingException
+{
+    /// <summary>Creates an exception with a default message.</summary>
+    public ContentEncodingTruncatedException()
+    {
+    }
+
+    /// <summary>Creates an exception with the given message.</summary>
+    /// <param name="message">What went wrong.</param>
+    public ContentEncodingTruncatedException(string? message)
+        : base(message)
+    {
+    }
+
+    /// <summary>Creates an exception with the given message and cause.</summary>
+    /// <param name="message">What went wrong.</param>
+    /// <param name="innerException">The cause.</param>
+    public ContentEncodingTruncatedException(string? message, Exception? innerException)
+        : base(message, innerException)
+    {
+    }
+
+    /// <summary>Creates an exception about one record.</summary>
+    /// <param name="message">What went wrong.</param>
+    /// <param name="recordIndex">The sequence number (from 0) of the last record seen.</param>
+    public ContentEncodingTruncatedException(string? message, long recordIndex)
+        : base(message, recordIndex)
+    {
+    }
+}
+
+/// <summary>A record of an encrypted body is corrupted: its tag does not verify (modified, reordered or
+/// removed records, or the wrong key), its padding or delimiter is invalid, or data follows the last record.</summary>
+public sealed class ContentEncodingCorruptedException : ContentEncodingException
+{
+    /// <summary>Creates an exception with a default message.</summary>
+    public ContentEncodingCorruptedException()
+    {
+    }
+
+    /// <summary>Creates an exception with the given message.</summary>
+    /// <param name="message">What went wrong.</param>
+    public ContentEncodingCorruptedException(string? message)
+        : base(message)
+    {
+    }
+
+    /// <summary>Creates an exception with the given message and cause.</summary>
+    /// <param name="message">What went wrong.</param>
+    /// <param name="innerException">The cause.</param>
+    public ContentEncodingCorruptedException(string? message, Exception? innerException)
+        : base(message, innerException)
+    {
+    }
+
+    /// <summary>Creates an exception about one record.</summary>
+    /// <param name="message">What went wrong.</param>
+    /// <param name="recordIndex">The sequence number (from 0) of the record at fault.</param>
+    /// <param name="innerException">The cause, if any.</param>
+    public ContentEncodingCorruptedException(string? message, long recordIndex, Exception? innerException = null)
+        : base(message, recordIndex, innerException)
+    {
+    }
+}

@@ -1,0 +1,347 @@
+// A write-only Stream that encodes what is written to it as an encrypted body (RFC 8188 framing)
+// on an underlying stream, in constant memory: one record buffer, rented from the shared pool and
+// wiped before it goes back. A full record is sealed only when more data arrives, because only then
+// is it known not to be the last; FlushFinalBlock (or Dispose) seals the last one.
+
+using System;
+using System.Buffers;
+using System.IO;
+using System.Security.Cryptography;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace Cryptography;
+
+/// <summary>
+/// A write-only stream that encrypts what is written to it into an encrypted body (RFC 8188
+/// <c>aes128gcm</c>, or this library's <c>aes256gcmsiv</c>) on an underlying stream.
+/// </summary>
+/// <remarks>
+/// <para>The header goes out with the first record. Each full record goes out as soon as a byte
+/// beyond it is written; <see cref="FlushFinalBlock"/>, <see cref="FlushFinalBlockAsync"/>,
+/// <see cref="Stream.Dispose()"/> and <see cref="DisposeAsync"/> write the last record (as
+/// <see cref="System.Security.Cryptography.CryptoStream"/> and <see cref="System.IO.Compression.GZipStream"/> do).
+/// When the data source failed half way, call <see cref="Abort"/> instead, so that the receiver sees a
+/// truncated body and rejects it rather than a complete body that is shorter than intended.</para>
+/// <para>Memory: one record buffer of the record size. An instance is not safe for concurrent use.
+/// Disposing wipes the keys and the buffer.</para>
+/// </remarks>
+public sealed class ContentEncryptingStream : Stream
+{
+    private readonly Stream _destination;
+    private readonly bool _leaveOpen;
+    private readonly ContentEncryptor _encryptor;
+    private readonly int _maxData;
+    private byte[]? _record;
+    private int _count;
+    private bool _headerWritten;
+    private bool _finished;
+    private bool _disposed;
+
+    /// <summary>Creates a stream that writes an encrypted body to <paramref name="destination"/>.</summary>
+    /// <param name="destination">The stream that receives the body.</param>
+    /// <param name="inputKeyingMaterial">The shared secret (IKM); not empty. It is not kept: the keys are derived at once.</param>
+    /// <param name="coding">The coding.</param>
+    /// <param name="recordSize">The record size, from <see cref="ContentEncoding.MinRecordSize"/> to <see cref="ContentEncoding.MaxRecordSize"/>.</param>
+    /// <param name="keyId">The key id to put in the header (at most 255 bytes); may be empty.</param>
+    /// <param name="salt">The 16-byte salt, or empty for a fresh random one. Never reuse a salt with the same keying material.</param>
+    /// <param name="leaveOpen">Whether to leave <paramref name="destination"/> open when this stream is disposed.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="destination"/> is <see langword="null"/>.</exception>
+    /// <exception cref="ArgumentException"><paramref name="destination"/> is not writable, the keying material is empty, or the salt or key id has a wrong length.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="recordSize"/> or <paramref name="coding"/> is out of range.</exception>
+    public ContentEncryptingStream(Stream destination, ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm, int recordSize = ContentEncoding.DefaultRecordSize, ReadOnlySpan<byte> keyId = default, ReadOnlySpan<byte> salt = default, bool leaveOpen = false)
+    {
+        ArgumentNullException.ThrowIfNull(destination);
+        if (!destination.CanWrite)
+        {
+            throw new ArgumentException("The destination stream is not writable.", nameof(destination));
+        }
+
+        _encryptor = new ContentEncryptor(inputKeyingMaterial, coding, recordSize, keyId, salt);
+        _destination = destination;
+        _leaveOpen = leaveOpen;
+        _maxData = _encryptor.MaxRecordDataLength;
+        _record = ArrayPool<byte>.Shared.Rent(Math.Max(recordSize, _encryptor.Header.Length));
+    }
+
+    /// <summary>Gets the header this stream writes (its salt, record size and key id).</summary>
+    public ContentEncodingHeader Header => _encryptor.Header;
+
+    /// <inheritdoc/>
+    public override bool CanRead => false;
+
+    /// <inheritdoc/>
+    public override bool CanSeek => false;
+
+    /// <inheritdoc/>
+    public override bool CanWrite => !_disposed && !_finished;
+
+    /// <summary>Not supported.</summary>
+    /// <exception cref="NotSupportedException">Always.</exception>
+    public override long Length => throw new NotSupportedException();
+
+    /// <summary>Not supported.</summary>
+    /// <exception cref="NotSupportedException">Always.</exception>
+    public override long Position
+    {
+        get => throw new NotSupportedException();
+        set => throw new NotSupportedException();
+    }
+
+    /// <summary>Encrypts <paramref name="buffer"/>, writing each record to the destination once it is known not to be the last.</summary>
+    /// <param name="buffer">The data.</param>
+    /// <exception cref="InvalidOperationException">The last record has been written.</exception>
+    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
+    public override void Write(ReadOnlySpan<byte> buffer)
+    {
+        ThrowIfNotWritable();
+        while (!buffer.IsEmpty)
+        {
+            if (_count == _maxData)
+            {
+                WriteOut(SealRecord(isLast: false));
+            }
+
+            int take = Math.Min(_maxData - _count, buffer.Length);
+            buffer[..take].CopyTo(_record.AsSpan(_count));
+            _count += take;
+            buffer = buffer[take..];
+        }
+    }
+
+    /// <inheritdoc cref="Write(ReadOnlySpan{byte})"/>
+    /// <param name="buffer">The data.</param>
+    /// <param name="offset">Where the data starts in <paramref name="buffer"/>.</param>
+    /// <param name="count">The data's length.</param>
+    public override void Write(byte[] buffer, int offset, int count)
+    {
+        ValidateBufferArguments(buffer, offset, count);
+        Write(buffer.AsSpan(offset, count));
+    }
+
+    /// <inheritdoc cref="Write(ReadOnlySpan{byte})"/>
+    /// <param name="value">The byte.</param>
+    public override void WriteByte(byte value) => Write(new ReadOnlySpan<byte>(in value));
+
+    /// <summary>Encrypts <paramref name="buffer"/>, writing each record to the destination once it is known not to be the last.</summary>
+    /// <param name="buffer">The data.</param>
+    /// <param name="cancellationToken">Cancels the writes to the destination.</param>
+    /// <returns>A task that completes when the data has been taken.</returns>
+    /// <exception cref="InvalidOperationException">The last record has been written.</exception>
+    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
+    public override async ValueTask WriteAsync(ReadOnlyMemory<byte> buffer, CancellationToken cancellationToken = default)
+    {
+        ThrowIfNotWritable();
+        while (!buffer.IsEmpty)
+        {
+            if (_count == _maxData)
+            {
+                await WriteOutAsync(SealRecord(isLast: false), cancellationToken).ConfigureAwait(false);
+            }
+
+            int take = Math.Min(_maxData - _count, buffer.Length);
+            buffer.Span[..take].CopyTo(_record.AsSpan(_count));
+            _count += take;
+            buffer = buffer[take..];
+        }
+    }
+
+    /// <inheritdoc cref="WriteAsync(ReadOnlyMemory{byte}, CancellationToken)"/>
+    /// <param name="buffer">The data.</param>
+    /// <param name="offset">Where the data starts in <paramref name="buffer"/>.</param>
+    /// <param name="count">The data's length.</param>
+    /// <param name="cancellationToken">Cancels the writes to the destination.</param>
+    public override Task WriteAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken)
+    {
+        ValidateBufferArguments(buffer, offset, count);
+        return WriteAsync(buffer.AsMemory(offset, count), cancellationToken).AsTask();
+    }
+
+    /// <summary>Flushes the destination. Buffered data stays buffered: a record goes out only when it is full
+    /// and more data follows, or at <see cref="FlushFinalBlock"/>.</summary>
+    public override void Flush()
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        _destination.Flush();
+    }
+
+    /// <inheritdoc cref="Flush"/>
+    /// <param name="cancellationToken">Cancels the flush.</param>
+    /// <returns>A task that completes when the destination has been flushed.</returns>
+    public override Task FlushAsync(CancellationToken cancellationToken)
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        return _destination.FlushAsync(cancellationToken);
+    }
+
+    /// <summary>Writes the last record (and the header, if nothing was written yet) and flushes the destination.
+    /// Later writes throw; calling it again does nothing.</summary>
+    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
+    public void FlushFinalBlock()
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        if (!_finished)
+        {
+            WriteOut(SealRecord(isLast: true));
+            _finished = true;
+            _destination.Flush();
+        }
+    }
+
+    /// <inheritdoc cref="FlushFinalBlock"/>
+    /// <param name="cancellationToken">Cancels the writes to the destination.</param>
+    /// <returns>A task that completes when the last record has been written and the destination flushed.</returns>
+    public async ValueTask FlushFinalBlockAsync(CancellationToken cancellationToken = default)
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        if (!_finished)
+        {
+            await WriteOutAsync(SealRecord(isLast: true), cancellationToken).ConfigureAwait(false);
+            _finished = true;
+            await _destination.FlushAsync(cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>Releases the stream without writing the last record, so that the body written so far is
+    /// rejected as truncated: for when the data source failed. Wipes the keys and the buffer.</summary>
+    public void Abort()
+    {
+        _finished = true;
+        Dispose();
+    }
+
+    /// <summary>Not supported.</summary>
+    /// <param name="buffer">Unused.</param>
+    /// <param name="offset">Unused.</param>
+    /// <param name="count">Unused.</param>
+    /// <returns>Never returns.</returns>
+    /// <exception cref="NotSupportedException">Always.</exception>
+    public override int Read(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+
+    /// <summary>Not supported.</summary>
+    /// <param name="offset">Unused.</param>
+    /// <param name="origin">Unused.</param>
+    /// <returns>Never returns.</returns>
+    /// <exception cref="NotSupportedException">Always.</exception>
+    public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+
+    /// <summary>Not supported.</summary>
+    /// <param name="value">Unused.</param>
+    /// <exception cref="NotSupportedException">Always.</exception>
+    public override void SetLength(long value) => throw new NotSupportedException();
+
+    /// <summary>Writes the last record unless <see cref="Abort"/> was called, then wipes the keys and the
+    /// buffer and disposes the destination unless it was to be left open.</summary>
+    /// <returns>A task that completes when the stream has been released.</returns>
+    public override async ValueTask DisposeAsync()
+    {
+        if (_disposed)
+        {
+            return;
+        }
+
+        try
+        {
+            if (!_finished)
+            {
+                await FlushFinalBlockAsync().ConfigureAwait(false);
+            }
+        }
+        finally
+        {
+            Release();
+            if (!_leaveOpen)
+            {
+                await _destination.DisposeAsync().ConfigureAwait(false);
+            }
+
+            GC.SuppressFinalize(this);
+        }
+    }
+
+    /// <summary>Writes the last record unless <see cref="Abort"/> was called, then wipes the keys and the
+    /// buffer and disposes the destination unless it was to be left open.</summary>
+    /// <param name="disposing">Whether this is a call to Dispose rather than a finalizer.</param>
+    protected override void Dispose(bool disposing)
+    {
+        if (_disposed || !disposing)
+        {
+            base.Dispose(disposing);
+            return;
+        }
+
+        try
+        {
+            if (!_finished)
+            {
+                FlushFinalBlock();
+            }
+        }
+        finally
+        {
+            Release();
+            if (!_leaveOpen)
+            {
+                _destination.Dispose();
+            }
+
+            base.Dispose(disposing);
+        }
+    }
+
+    private void Release()
+    {
+        _disposed = true;
+        _finished = true;
+        _encryptor.Dispose();
+        if (_record is { } record)
+        {
+            _record = null;
+            CryptographicOperations.ZeroMemory(record);
+            ArrayPool<byte>.Shared.Return(record);
+        }
+    }
+
+    private void ThrowIfNotWritable()
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        if (_finished)
+        {
+            throw new InvalidOperationException("The last record has been written; the stream takes no more data.");
+        }
+    }
+
+    // Seals the buffered data in place as the next record; WriteOut sends the header before the first.
+    private ReadOnlyMemory<byte> SealRecord(bool isLast)
+    {
+        int length = _encryptor.EncryptRecord(_record.AsSpan(0, _count), _record, isLast);
+        _count = 0;
+        return _record.AsMemory(0, length);
+    }
+
+    private void WriteOut(ReadOnlyMemory<byte> record)
+    {
+        if (!_headerWritten)
+        {
+            Span<byte> header = stackalloc byte[ContentEncodingHeader.FixedLength + 255];
+            int length = _encryptor.Header.WriteTo(header);
+            _destination.Write(header[..length]);
+            _headerWritten = true;
+        }
+
+        _destination.Write(record.Span);
+    }
+
+    private async ValueTask WriteOutAsync(ReadOnlyMemory<byte> record, CancellationToken cancellationToken)
+    {
+        if (!_headerWritten)
+        {
+            byte[] header = new byte[_encryptor.Header.Length];
+            _encryptor.Header.WriteTo(header);
+            await _destination.WriteAsync(header, cancellationToken).ConfigureAwait(false);
+            _headerWritten = true;
+        }
+
+        await _destination.WriteAsync(record, cancellationToken).ConfigureAwait(false);
+    }
+}

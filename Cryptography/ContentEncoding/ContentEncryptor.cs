@@ -1,0 +1,126 @@
+// The encoding side of the RFC 8188 record layer, one record at a time: the header, then records
+// sealed with consecutive sequence numbers, every one but the last exactly rs bytes long
+// (section 2: data || 0x01 || zero padding, or data || 0x02 || zero padding for the last).
+// ContentEncoding's one-shot methods and ContentEncryptingStream are built on it; it is public for
+// callers that frame records themselves or choose their own padding.
+
+using System;
+using System.Globalization;
+using System.Security.Cryptography;
+using Cryptography.Internal;
+
+namespace Cryptography;
+
+/// <summary>Seals the records of an encrypted body (RFC 8188 framing) one at a time.</summary>
+/// <remarks>
+/// <para>Write <see cref="Header"/> first (<see cref="ContentEncodingHeader.WriteTo"/>), then the records
+/// <see cref="EncryptRecord"/> produces, in order, ending with one marked as the last.</para>
+/// <para>An instance is not safe for concurrent use. <see cref="Dispose"/> wipes the keys.</para>
+/// </remarks>
+public sealed class ContentEncryptor : IDisposable
+{
+    private readonly RecordCipher _cipher;
+    private bool _disposed;
+
+    /// <summary>Derives the keys for a new body.</summary>
+    /// <param name="inputKeyingMaterial">The shared secret (IKM) both sides know; not empty. 16 or 32 random bytes are typical.</param>
+    /// <param name="coding">The coding: <see cref="ContentCoding.Aes128Gcm"/> (RFC 8188) or <see cref="ContentCoding.Aes256GcmSiv"/>.</param>
+    /// <param name="recordSize">The record size, from <see cref="ContentEncoding.MinRecordSize"/> to <see cref="ContentEncoding.MaxRecordSize"/>.</param>
+    /// <param name="keyId">The key id to put in the header (at most 255 bytes), so the receiver can pick the key; may be empty.</param>
+    /// <param name="salt">The 16-byte salt, or empty for a fresh random one. Never reuse a salt with the
+    /// same keying material: under <see cref="ContentCoding.Aes128Gcm"/> that repeats keys and nonces.</param>
+    /// <exception cref="ArgumentException">The keying material is empty, the salt is not 0 or 16 bytes, or the key id is too long.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="recordSize"/> or <paramref name="coding"/> is out of range.</exception>
+    public ContentEncryptor(ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm, int recordSize = ContentEncoding.DefaultRecordSize, ReadOnlySpan<byte> keyId = default, ReadOnlySpan<byte> salt = default)
+    {
+        ContentCodingInfo.Validate(coding, nameof(coding));
+        Span<byte> freshSalt = stackalloc byte[ContentEncoding.SaltSize];
+        if (salt.IsEmpty)
+        {
+            RandomNumberGenerator.Fill(freshSalt);
+        }
+
+        Header = new ContentEncodingHeader(salt.IsEmpty ? freshSalt : salt, recordSize, keyId);
+        Coding = coding;
+        _cipher = RecordCipher.Create(coding, inputKeyingMaterial, Header.Salt.Span);
+    }
+
+    /// <summary>Gets the header to send before the first record.</summary>
+    public ContentEncodingHeader Header { get; }
+
+    /// <summary>Gets the coding the records are sealed with.</summary>
+    public ContentCoding Coding { get; }
+
+    /// <summary>Gets the record size.</summary>
+    public int RecordSize => Header.RecordSize;
+
+    /// <summary>Gets the most data one record carries: the record size less the delimiter and the 16-byte tag.</summary>
+    public int MaxRecordDataLength => Header.RecordSize - 1 - ContentEncoding.TagSize;
+
+    /// <summary>Gets the number of records sealed so far, which is the next record's sequence number.</summary>
+    public long RecordCount { get; private set; }
+
+    /// <summary>Gets a value that indicates whether the last record has been sealed.</summary>
+    public bool IsComplete { get; private set; }
+
+    /// <summary>Seals the next record.</summary>
+    /// <param name="data">The record's content, at most <see cref="MaxRecordDataLength"/> less <paramref name="paddingLength"/> bytes.</param>
+    /// <param name="destination">Receives the record: <paramref name="data"/>.Length + 1 + <paramref name="paddingLength"/> + 16 bytes.
+    /// <paramref name="data"/> may start at the very same place (in place), but must not overlap it otherwise.</param>
+    /// <param name="isLastRecord">Whether this is the body's last record (delimiter 0x02). Every other record
+    /// must fill the record size exactly: data + 1 + padding + 16 = <see cref="RecordSize"/>.</param>
+    /// <param name="paddingLength">Zero bytes to add after the delimiter, to hide the data's length.</param>
+    /// <returns>The record's length.</returns>
+    /// <exception cref="ArgumentException">The lengths do not fit the record size, <paramref name="destination"/> is too short, or the buffers overlap.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="paddingLength"/> is negative.</exception>
+    /// <exception cref="InvalidOperationException">The last record has already been sealed.</exception>
+    /// <exception cref="ObjectDisposedException">The instance has been disposed.</exception>
+    public int EncryptRecord(ReadOnlySpan<byte> data, Span<byte> destination, bool isLastRecord, int paddingLength = 0)
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        ArgumentOutOfRangeException.ThrowIfNegative(paddingLength);
+        if (IsComplete)
+        {
+            throw new InvalidOperationException(ContentEncodingMessages.EncryptorComplete);
+        }
+
+        long recordLength = (long)data.Length + 1 + paddingLength + ContentEncoding.TagSize;
+        if (isLastRecord ? recordLength > RecordSize : recordLength != RecordSize)
+        {
+            string format = isLastRecord ? ContentEncodingMessages.LastRecordLength : ContentEncodingMessages.RecordLength;
+            throw new ArgumentException(string.Format(CultureInfo.InvariantCulture, format, data.Length, paddingLength, RecordSize), nameof(data));
+        }
+
+        int length = (int)recordLength;
+        if (destination.Length < length)
+        {
+            throw new ArgumentException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.DestinationTooShort, length), nameof(destination));
+        }
+
+        if (data.Overlaps(destination, out int offset) && offset != 0)
+        {
+            throw new ArgumentException(ContentEncodingMessages.OverlappingRecord, nameof(destination));
+        }
+
+        // AES-GCM takes its plaintext in one piece, so data, delimiter and padding are assembled in
+        // the destination and sealed in place.
+        Span<byte> plaintext = destination[..(length - ContentEncoding.TagSize)];
+        data.CopyTo(plaintext);
+        plaintext[data.Length] = isLastRecord ? (byte)2 : (byte)1;
+        plaintext[(data.Length + 1)..].Clear();
+        _cipher.Seal(RecordCount, plaintext, plaintext, destination.Slice(plaintext.Length, ContentEncoding.TagSize));
+        RecordCount++;
+        IsComplete = isLastRecord;
+        return length;
+    }
+
+    /// <summary>Wipes the keys. Later calls throw <see cref="ObjectDisposedException"/>.</summary>
+    public void Dispose()
+    {
+        if (!_disposed)
+        {
+            _disposed = true;
+            _cipher.Dispose();
+        }
+    }
+}

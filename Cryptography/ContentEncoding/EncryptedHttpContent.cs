@@ -1,0 +1,158 @@
+// HttpClient integration, sending side: an HttpContent that encodes another content's bytes as an
+// encrypted body while it is being sent, through ContentEncryptingStream, so a body of any size
+// goes out in constant memory. Content-Encoding gets the coding's name; Content-Length is computed
+// when the inner content's length is known (otherwise the body goes out chunked).
+
+using System;
+using System.IO;
+using System.Net;
+using System.Net.Http;
+using System.Security.Cryptography;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace Cryptography;
+
+/// <summary>
+/// An <see cref="HttpContent"/> that sends another content encrypted with an encrypted content coding
+/// (RFC 8188 <c>aes128gcm</c>, or this library's <c>aes256gcmsiv</c>), streaming, in constant memory.
+/// </summary>
+/// <remarks>
+/// The inner content's headers are copied, except <c>Content-Length</c>, which is recomputed, and the
+/// coding's name is appended to <c>Content-Encoding</c>. Each serialization uses a fresh salt. If the
+/// inner content fails while being copied, the body is left without its last record, so the receiver
+/// rejects it as truncated. Disposing wipes the keying material and disposes the inner content.
+/// </remarks>
+public sealed class EncryptedHttpContent : HttpContent
+{
+    private readonly HttpContent _content;
+    private readonly byte[] _inputKeyingMaterial;
+    private readonly ContentCoding _coding;
+    private readonly int _recordSize;
+    private readonly byte[] _keyId;
+    private bool _disposed;
+
+    /// <summary>Creates a content that sends <paramref name="content"/> encrypted.</summary>
+    /// <param name="content">The content to encrypt.</param>
+    /// <param name="inputKeyingMaterial">The shared secret (IKM); not empty. A copy is kept, in pinned memory, until disposal.</param>
+    /// <param name="coding">The coding.</param>
+    /// <param name="recordSize">The record size.</param>
+    /// <param name="keyId">The key id to put in the header, so the receiver can pick the key; may be empty.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="content"/> is <see langword="null"/>.</exception>
+    /// <exception cref="ArgumentException">The keying material is empty or the key id is longer than 255 bytes.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="recordSize"/> or <paramref name="coding"/> is out of range.</exception>
+    public EncryptedHttpContent(HttpContent content, ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm, int recordSize = ContentEncoding.DefaultRecordSize, ReadOnlySpan<byte> keyId = default)
+    {
+        ArgumentNullException.ThrowIfNull(content);
+
+        // Validates every argument the way the encoder will, before anything is sent.
+        using (new ContentEncryptor(inputKeyingMaterial, coding, recordSize, keyId))
+        {
+        }
+
+        _content = content;
+        _coding = coding;
+        _recordSize = recordSize;
+        _keyId = keyId.ToArray();
+        _inputKeyingMaterial = GC.AllocateArray<byte>(inputKeyingMaterial.Length, pinned: true);
+        inputKeyingMaterial.CopyTo(_inputKeyingMaterial);
+
+        foreach (var header in content.Headers)
+        {
+            if (!string.Equals(header.Key, "Content-Length", StringComparison.OrdinalIgnoreCase))
+            {
+                Headers.TryAddWithoutValidation(header.Key, header.Value);
+            }
+        }
+
+        Headers.ContentEncoding.Add(ContentEncoding.GetName(coding));
+    }
+
+    /// <summary>Gets the coding the content is sent with.</summary>
+    public ContentCoding Coding => _coding;
+
+    /// <summary>Encrypts the inner content onto <paramref name="stream"/>.</summary>
+    /// <param name="stream">The transport stream.</param>
+    /// <param name="context">The transport context.</param>
+    /// <returns>A task that completes when the whole body has been written.</returns>
+    protected override Task SerializeToStreamAsync(Stream stream, TransportContext? context) =>
+        SerializeToStreamAsync(stream, context, CancellationToken.None);
+
+    /// <summary>Encrypts the inner content onto <paramref name="stream"/>.</summary>
+    /// <param name="stream">The transport stream.</param>
+    /// <param name="context">The transport context.</param>
+    /// <param name="cancellationToken">Cancels the copy.</param>
+    /// <returns>A task that completes when the whole body has been written.</returns>
+    protected override async Task SerializeToStreamAsync(Stream stream, TransportContext? context, CancellationToken cancellationToken)
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        var encrypting = new ContentEncryptingStream(stream, _inputKeyingMaterial, _coding, _recordSize, _keyId, leaveOpen: true);
+        try
+        {
+            await _content.CopyToAsync(encrypting, cancellationToken).ConfigureAwait(false);
+            await encrypting.FlushFinalBlockAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch
+        {
+            encrypting.Abort();
+            throw;
+        }
+        finally
+        {
+            await encrypting.DisposeAsync().ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>Encrypts the inner content onto <paramref name="stream"/>, synchronously.</summary>
+    /// <param name="stream">The transport stream.</param>
+    /// <param name="context">The transport context.</param>
+    /// <param name="cancellationToken">Cancels the copy.</param>
+    protected override void SerializeToStream(Stream stream, TransportContext? context, CancellationToken cancellationToken)
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        var encrypting = new ContentEncryptingStream(stream, _inputKeyingMaterial, _coding, _recordSize, _keyId, leaveOpen: true);
+        try
+        {
+            _content.CopyTo(encrypting, context, cancellationToken);
+            encrypting.FlushFinalBlock();
+        }
+        catch
+        {
+            encrypting.Abort();
+            throw;
+        }
+        finally
+        {
+            encrypting.Dispose();
+        }
+    }
+
+    /// <summary>Computes the encrypted length when the inner content's length is known.</summary>
+    /// <param name="length">The encrypted body's length.</param>
+    /// <returns><see langword="true"/> when the inner content has a known length.</returns>
+    protected override bool TryComputeLength(out long length)
+    {
+        if (_content.Headers.ContentLength is long plaintextLength)
+        {
+            length = ContentEncoding.GetEncryptedLength(plaintextLength, _recordSize, _keyId.Length);
+            return true;
+        }
+
+        length = 0;
+        return false;
+    }
+
+    /// <summary>Wipes the keying material and disposes the inner content.</summary>
+    /// <param name="disposing">Whether this is a call to Dispose rather than a finalizer.</param>
+    protected override void Dispose(bool disposing)
+    {
+        if (disposing && !_disposed)
+        {
+            _disposed = true;
+            CryptographicOperations.ZeroMemory(_inputKeyingMaterial);
+            _content.Dispose();
+        }
+
+        base.Dispose(disposing);
+    }
+}

@@ -1,0 +1,151 @@
+// Key schedule and record sealing shared by encoder and decoder: RFC 8188 section 2.2 (content-
+// encryption key), 2.3 (nonce) and 2 (records), for either coding.
+//
+// PRK   = HKDF-Extract(salt, IKM)                  HMAC-SHA-256
+// CEK   = HKDF-Expand(PRK, key label || 0x00, 16 or 32)
+// NONCE = HKDF-Expand(PRK, nonce label || 0x00, 12)
+// record i is sealed with nonce NONCE XOR i (i as a 96-bit big-endian integer) and no associated data.
+
+using System;
+using System.Buffers.Binary;
+using System.Runtime.InteropServices;
+using System.Security.Cryptography;
+
+namespace Cryptography.Internal;
+
+internal abstract class RecordCipher : IDisposable
+{
+    public const int NonceSize = 12;
+
+    // The nonce base lives in a pinned array so that no copy is left behind by the GC; Dispose wipes it.
+    private readonly byte[] _nonceBase = GC.AllocateArray<byte>(NonceSize, pinned: true);
+
+    public static RecordCipher Create(ContentCoding coding, ReadOnlySpan<byte> inputKeyingMaterial, ReadOnlySpan<byte> salt)
+    {
+        Span<byte> contentEncryptionKey = stackalloc byte[32];
+        Span<byte> nonceBase = stackalloc byte[NonceSize];
+        contentEncryptionKey = contentEncryptionKey[..ContentCodingInfo.KeySize(coding)];
+        try
+        {
+            DeriveKeys(coding, inputKeyingMaterial, salt, contentEncryptionKey, nonceBase);
+            RecordCipher cipher = coding == ContentCoding.Aes128Gcm
+                ? new AesGcmRecordCipher(contentEncryptionKey)
+                : new AesGcmSivRecordCipher(contentEncryptionKey);
+            nonceBase.CopyTo(cipher._nonceBase);
+            return cipher;
+        }
+        finally
+        {
+            CryptographicOperations.ZeroMemory(contentEncryptionKey);
+            CryptographicOperations.ZeroMemory(nonceBase);
+        }
+    }
+
+    /// <summary>RFC 8188 sections 2.2 and 2.3: the content-encryption key (16 or 32 bytes) and the 12-byte nonce base.</summary>
+    public static void DeriveKeys(ContentCoding coding, ReadOnlySpan<byte> inputKeyingMaterial, ReadOnlySpan<byte> salt, Span<byte> contentEncryptionKey, Span<byte> nonceBase)
+    {
+        if (inputKeyingMaterial.IsEmpty)
+        {
+            throw new ArgumentException(ContentEncodingMessages.EmptyKeyingMaterial, nameof(inputKeyingMaterial));
+        }
+
+        Span<byte> prk = stackalloc byte[32];
+        try
+        {
+            HKDF.Extract(HashAlgorithmName.SHA256, inputKeyingMaterial, salt, prk);
+            HKDF.Expand(HashAlgorithmName.SHA256, prk, contentEncryptionKey[..ContentCodingInfo.KeySize(coding)], ContentCodingInfo.KeyInfo(coding));
+            HKDF.Expand(HashAlgorithmName.SHA256, prk, nonceBase[..NonceSize], ContentCodingInfo.NonceInfo(coding));
+        }
+        finally
+        {
+            CryptographicOperations.ZeroMemory(prk);
+        }
+    }
+
+    /// <summary>The nonce of record <paramref name="sequenceNumber"/>.</summary>
+    public void GetNonce(long sequenceNumber, Span<byte> nonce)
+    {
+        // SEQ is 96 bits; sequence numbers below 2^63 touch only the last 8 bytes.
+        _nonceBase.CopyTo(nonce);
+        ulong low = BinaryPrimitives.ReadUInt64BigEndian(nonce[4..]);
+        BinaryPrimitives.WriteUInt64BigEndian(nonce[4..], low ^ (ulong)sequenceNumber);
+    }
+
+    public void Seal(long sequenceNumber, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag)
+    {
+        Span<byte> nonce = stackalloc byte[NonceSize];
+        GetNonce(sequenceNumber, nonce);
+        Seal(nonce, plaintext, ciphertext, tag);
+    }
+
+    /// <summary>Verifies and decrypts; on a bad tag zeroes <paramref name="plaintext"/> and returns false.</summary>
+    public bool Open(long sequenceNumber, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext)
+    {
+        Span<byte> nonce = stackalloc byte[NonceSize];
+        GetNonce(sequenceNumber, nonce);
+        return Open(nonce, ciphertext, tag, plaintext);
+    }
+
+    public virtual void Dispose() => CryptographicOperations.ZeroMemory(_nonceBase);
+
+    protected abstract void Seal(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag);
+
+    protected abstract bool Open(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext);
+
+    private sealed class AesGcmRecordCipher(ReadOnlySpan<byte> key) : RecordCipher
+    {
+        private readonly AesGcm _aead = new(key, ContentEncoding.TagSize);
+
+        public override void Dispose()
+        {
+            _aead.Dispose();
+            base.Dispose();
+        }
+
+        protected override void Seal(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag) =>
+            _aead.Encrypt(nonce, plaintext, ciphertext, tag);
+
+        protected override bool Open(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext)
+        {
+            try
+            {
+                _aead.Decrypt(nonce, ciphertext, tag, plaintext);
+                return true;
+            }
+            catch (AuthenticationTagMismatchException)
+            {
+                // AesGcm has zeroed the plaintext already; do it again rather than depend on that.
+                CryptographicOperations.ZeroMemory(plaintext);
+                return false;
+            }
+        }
+    }
+
+    private sealed class AesGcmSivRecordCipher(ReadOnlySpan<byte> key) : RecordCipher
+    {
+        private readonly AesGcmSiv _aead = new(key);
+
+        public override void Dispose()
+        {
+            _aead.Dispose();
+            base.Dispose();
+        }
+
+        protected override void Seal(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag) =>
+            _aead.Encrypt(nonce, plaintext, ciphertext, tag);
+
+        protected override bool Open(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext)
+        {
+            try
+            {
+                _aead.Decrypt(nonce, ciphertext, tag, plaintext);
+                return true;
+            }
+            catch (AuthenticationTagMismatchException)
+            {
+                CryptographicOperations.ZeroMemory(plaintext);
+                return false;
+            }
+        }
+    }
+}
