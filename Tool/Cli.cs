@@ -7,7 +7,6 @@ using System.CommandLine.Help;
 using System.CommandLine.Invocation;
 using System.CommandLine.Parsing;
 using System.Threading;
-using System.Threading.Tasks;
 
 namespace Cryptography.Tool;
 
@@ -42,7 +41,8 @@ internal static class Cli
                key file is unusable (missing, empty, not 16 or 32 bytes)
           3    decryption failed: wrong key or --coding, modified, truncated or extended data, or not an
                encrypted file; the message gives the byte offset and record number
-          130  interrupted (Ctrl+C or SIGTERM); a file OUTPUT was removed
+          130  interrupted by Ctrl+C (SIGINT), 143 by SIGTERM: the process ends with the signal, after
+               removing an unfinished OUTPUT
         """;
 
     public static RootCommand Build()
@@ -86,7 +86,7 @@ internal static class Cli
             bytes,
             force,
         };
-        command.SetAction((result, cancellationToken) => Run(cancellationToken, () =>
+        command.SetAction(result => Run(Interrupt.Token, () =>
         {
             KeyFile.Generate(result.GetRequiredValue(keyFile), result.GetValue(bytes), result.GetValue(force));
             return ExitCodes.Success;
@@ -139,7 +139,7 @@ internal static class Cli
             input,
             output,
         };
-        command.SetAction((result, cancellationToken) => Run(cancellationToken, () => FileCommands.Encrypt(
+        command.SetAction(result => Run(Interrupt.Token, () => FileCommands.Encrypt(
             result.GetRequiredValue(key),
             ParseCoding(result.GetRequiredValue(coding)),
             result.GetValue(recordSize),
@@ -147,7 +147,7 @@ internal static class Cli
             result.GetRequiredValue(input),
             result.GetRequiredValue(output),
             result.GetValue(force),
-            cancellationToken)));
+            Interrupt.Token)));
         return command;
     }
 
@@ -168,13 +168,13 @@ internal static class Cli
             input,
             output,
         };
-        command.SetAction((result, cancellationToken) => Run(cancellationToken, () => FileCommands.Decrypt(
+        command.SetAction(result => Run(Interrupt.Token, () => FileCommands.Decrypt(
             result.GetRequiredValue(key),
             ParseCoding(result.GetRequiredValue(coding)),
             result.GetRequiredValue(input),
             result.GetRequiredValue(output),
             result.GetValue(force),
-            cancellationToken)));
+            Interrupt.Token)));
         return command;
     }
 
@@ -227,14 +227,12 @@ internal static class Cli
         return argument;
     }
 
-    /// <summary>Runs a command's work off the invoking thread, so that System.CommandLine's Ctrl+C/SIGTERM
-    /// handling can give up waiting for a read that blocks (on a terminal or a pipe), and turns failures
-    /// into a message on stderr and an exit code.</summary>
-    private static async Task<int> Run(CancellationToken cancellationToken, Func<int> work)
+    /// <summary>Runs a command's work and turns its failures into a message on stderr and an exit code.</summary>
+    private static int Run(CancellationToken cancellationToken, Func<int> work)
     {
         try
         {
-            return await Task.Run(work, CancellationToken.None).ConfigureAwait(false);
+            return work();
         }
         catch (ToolException exception)
         {
@@ -242,7 +240,8 @@ internal static class Cli
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
         {
-            return Fail(ExitCodes.Interrupted, "interrupted; no output file was left behind");
+            // Interrupt has said so already, and the signal is about to end the process.
+            return ExitCodes.Interrupted;
         }
         catch (Exception exception) when (Errors.IsFileError(exception))
         {

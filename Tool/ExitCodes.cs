@@ -17,7 +17,9 @@ internal static class ExitCodes
     /// <summary>Decryption failed: wrong key or coding, a modified, truncated or extended body, or not an encrypted body at all.</summary>
     public const int Data = 3;
 
-    /// <summary>Interrupted by Ctrl+C (SIGINT) or SIGTERM (128 + SIGINT, as shells report it); partial output removed.</summary>
+    /// <summary>Interrupted: the process ends by the signal itself (a shell reports 128 + the signal: 130 for
+    /// Ctrl+C, 143 for SIGTERM); an unfinished output file was removed first. Returned only if the work
+    /// notices the cancellation before the signal has ended the process.</summary>
     public const int Interrupted = 130;
 }
 

@@ -2,6 +2,7 @@
 
 using System;
 using System.CommandLine;
+using System.CommandLine.Invocation;
 using System.CommandLine.Parsing;
 
 namespace Cryptography.Tool;
@@ -13,17 +14,17 @@ internal static class Program
         RootCommand root = Cli.Build();
         var configuration = new InvocationConfiguration
         {
-            // Ctrl+C and SIGTERM cancel the token the commands watch; the command deletes its temporary
-            // file at once (a registration on the token) and then stops. When a read blocks, give up
-            // waiting after this long: the temporary file is gone already.
-            ProcessTerminationTimeout = TimeSpan.FromSeconds(2),
+            // Interrupt handles Ctrl+C and SIGTERM: System.CommandLine's handling would wait for the
+            // command to return, which a read blocked on a pipe or a terminal never does.
+            ProcessTerminationTimeout = null,
 
             // Every expected failure is caught and reported in one line; anything else is a bug, and
             // its stack trace is worth seeing.
             EnableDefaultExceptionHandler = true,
         };
+        Interrupt.Install();
         ParseResult parsed = root.Parse(args);
-        if (parsed.Errors.Count > 0)
+        if (parsed.Action is ParseErrorAction)
         {
             // Each error on a line of its own and a pointer to --help, rather than the whole help text.
             foreach (ParseError error in parsed.Errors)
