@@ -241,6 +241,7 @@ internal static class Cli
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
         {
             // Interrupt has said so already, and the signal is about to end the process.
+            Interrupt.AwaitTheSignal();
             return ExitCodes.Interrupted;
         }
         catch (Exception exception) when (Errors.IsFileError(exception))

@@ -1,6 +1,6 @@
 // Where the tool reads from and writes to: a file or "-" (standard input/output). Reads and writes
-// go through thin wrappers that count the bytes (for progress and for messages that say where a
-// failure happened) and turn an I/O error into a message that names the file.
+// go through thin wrappers that turn an I/O error into a message that names the file (and count the
+// bytes written, for the message after a failure on standard output).
 
 using System;
 using System.IO;
@@ -24,9 +24,6 @@ internal sealed class Source : Stream
 
     /// <summary>The input's length when it is known in advance (a regular file).</summary>
     public long? KnownLength { get; }
-
-    /// <summary>How many bytes have been read.</summary>
-    public long BytesRead { get; private set; }
 
     public override bool CanRead => true;
 
@@ -80,7 +77,6 @@ internal sealed class Source : Stream
             throw new ToolException(ExitCodes.IO, $"cannot read {Name}: {Errors.Describe(exception)}", exception);
         }
 
-        BytesRead += read;
         return read;
     }
 

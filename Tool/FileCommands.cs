@@ -10,6 +10,7 @@
 using System;
 using System.Globalization;
 using System.Security.Cryptography;
+using System.IO;
 using System.Threading;
 
 namespace Cryptography.Tool;
@@ -27,14 +28,18 @@ internal static class FileCommands
         try
         {
             using Source source = Source.Open(inputPath);
+            using var input = new ReadAheadStream(source, BufferSize);
             using Sink sink = Sink.Open(outputPath, force, mode: null, binaryRefusedOnTerminal: true);
+            using Stream output = Overlapped(sink);
             using CancellationTokenRegistration onCancel = cancellationToken.Register(sink.Discard);
-            var encrypting = new ContentEncryptingStream(sink, key, coding, recordSize, keyIdBytes, leaveOpen: true);
+            var encrypting = new ContentEncryptingStream(output, key, coding, recordSize, keyIdBytes, leaveOpen: true);
             bool complete = false;
             try
             {
                 ProgressDisplay.Run(ProgressDisplay.ShouldShow(sink), "Encrypting", source.KnownLength, report =>
-                    Pump(source, encrypting, source, report, cancellationToken));
+                    Pump(input, encrypting, input, report, cancellationToken));
+
+                // Writes the last record and flushes `output`, which waits for every write to finish.
                 encrypting.FlushFinalBlock();
                 complete = true;
             }
@@ -67,19 +72,22 @@ internal static class FileCommands
         try
         {
             using Source source = Source.Open(inputPath);
+            using var input = new ReadAheadStream(source, BufferSize);
             using Sink sink = Sink.Open(outputPath, force, OutputFile.OwnerOnly, binaryRefusedOnTerminal: false);
+            using Stream output = Overlapped(sink);
             using CancellationTokenRegistration onCancel = cancellationToken.Register(sink.Discard);
-            using var decrypting = new ContentDecryptingStream(source, key, coding, leaveOpen: true);
+            using var decrypting = new ContentDecryptingStream(input, key, coding, leaveOpen: true);
             try
             {
                 ProgressDisplay.Run(ProgressDisplay.ShouldShow(sink), "Decrypting", source.KnownLength, report =>
-                    Pump(decrypting, sink, source, report, cancellationToken));
+                    Pump(decrypting, output, input, report, cancellationToken));
             }
             catch (ContentEncodingException exception)
             {
-                throw new ToolException(ExitCodes.Data, DescribeFailure(exception, decrypting.Header, source, sink), exception);
+                throw new ToolException(ExitCodes.Data, DescribeFailure(exception, decrypting.Header, source.Name, input.BytesConsumed, sink), exception);
             }
 
+            output.Flush();
             cancellationToken.ThrowIfCancellationRequested();
             sink.Commit();
             return ExitCodes.Success;
@@ -90,9 +98,13 @@ internal static class FileCommands
         }
     }
 
+    /// <summary>A file output is written behind the copy loop, overlapping the disk with the cryptography.
+    /// Standard output is written directly: each verified record goes out as soon as it is verified.</summary>
+    private static Stream Overlapped(Sink sink) => sink.IsStandardOutput ? new UndisposedStream(sink) : new WriteBehindStream(sink, BufferSize);
+
     /// <summary>Copies <paramref name="from"/> to <paramref name="to"/> in blocks of <see cref="BufferSize"/>,
     /// reporting the input bytes consumed to <paramref name="report"/> at most ten times a second.</summary>
-    private static void Pump(System.IO.Stream from, System.IO.Stream to, Source input, Action<long>? report, CancellationToken cancellationToken)
+    private static void Pump(Stream from, Stream to, ReadAheadStream input, Action<long>? report, CancellationToken cancellationToken)
     {
         byte[] buffer = GC.AllocateUninitializedArray<byte>(BufferSize, pinned: true);
         try
@@ -105,7 +117,7 @@ internal static class FileCommands
                 to.Write(buffer, 0, read);
                 if (report is not null && Environment.TickCount64 >= nextReport)
                 {
-                    report(input.BytesRead);
+                    report(input.BytesConsumed);
                     nextReport = Environment.TickCount64 + ProgressDisplay.IntervalMilliseconds;
                 }
             }
@@ -121,7 +133,7 @@ internal static class FileCommands
 
     /// <summary>Says what went wrong and where: the byte offset in the input, the record, and what
     /// became of the output.</summary>
-    internal static string DescribeFailure(ContentEncodingException exception, ContentEncodingHeader? header, Source source, Sink sink)
+    internal static string DescribeFailure(ContentEncodingException exception, ContentEncodingHeader? header, string inputName, long bytesRead, Sink sink)
     {
         string where;
         string hint = string.Empty;
@@ -133,14 +145,14 @@ internal static class FileCommands
         else if (exception is ContentEncodingTruncatedException)
         {
             where = exception.RecordIndex is { } last
-                ? Invariant($"at byte offset {source.BytesRead}, the end of the input, after record {last}")
-                : Invariant($"at byte offset {source.BytesRead}, the end of the input, right after the header");
+                ? Invariant($"at byte offset {bytesRead}, the end of the input, after record {last}")
+                : Invariant($"at byte offset {bytesRead}, the end of the input, right after the header");
         }
         else if (exception.RecordIndex is { } index)
         {
             long recordStart = header.Length + (index * header.RecordSize);
             long recordEnd = recordStart + header.RecordSize;
-            if (source.BytesRead > recordEnd)
+            if (bytesRead > recordEnd)
             {
                 // The stream read past a full-size last record: the data after it is what is wrong.
                 where = Invariant($"at byte offset {recordEnd}, after record {index}, the last one");
@@ -148,9 +160,9 @@ internal static class FileCommands
             else
             {
                 where = Invariant($"at byte offset {recordStart}, in record {index}");
-                if (source.BytesRead < recordEnd)
+                if (bytesRead < recordEnd)
                 {
-                    hint = Invariant($" The input ends {source.BytesRead - recordStart} bytes into this record, short of the record size {header.RecordSize}: it may have been cut short or extended.");
+                    hint = Invariant($" The input ends {bytesRead - recordStart} bytes into this record, short of the record size {header.RecordSize}: it may have been cut short or extended.");
                 }
 
                 if (index == 0)
@@ -169,8 +181,38 @@ internal static class FileCommands
                 ? " Nothing was written to standard output."
                 : Invariant($" Standard output already received {sink.BytesWritten} bytes, from records that verified before the failure; discard them.")
             : " No output file was written.";
-        return Invariant($"cannot decrypt {source.Name} {where}: {exception.Message}{hint}{output}");
+        return Invariant($"cannot decrypt {inputName} {where}: {exception.Message}{hint}{output}");
     }
 
     private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
+}
+
+/// <summary>Passes writes to a stream that someone else disposes.</summary>
+internal sealed class UndisposedStream(Stream inner) : Stream
+{
+    public override bool CanRead => false;
+
+    public override bool CanSeek => false;
+
+    public override bool CanWrite => true;
+
+    public override long Length => throw new NotSupportedException();
+
+    public override long Position
+    {
+        get => throw new NotSupportedException();
+        set => throw new NotSupportedException();
+    }
+
+    public override void Write(ReadOnlySpan<byte> buffer) => inner.Write(buffer);
+
+    public override void Write(byte[] buffer, int offset, int count) => inner.Write(buffer, offset, count);
+
+    public override void Flush() => inner.Flush();
+
+    public override int Read(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+
+    public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+
+    public override void SetLength(long value) => throw new NotSupportedException();
 }

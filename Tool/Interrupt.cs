@@ -29,6 +29,11 @@ internal static class Interrupt
         _terminate = PosixSignalRegistration.Create(PosixSignal.SIGTERM, OnSignal);
     }
 
+    /// <summary>Called by a command that noticed the cancellation: the signal handler is about to let the
+    /// signal end the process, so wait for that rather than exit with a status of our own. (Should the
+    /// platform not end it, give up after a while and let the caller return its exit code.)</summary>
+    public static void AwaitTheSignal() => Thread.Sleep(TimeSpan.FromSeconds(10));
+
     private static void OnSignal(PosixSignalContext context)
     {
         Source.Cancel();
