@@ -48,22 +48,9 @@ internal sealed class ReadAheadStream : Stream
 
     public override int Read(Span<byte> buffer)
     {
-        if (_position == _length)
+        if (buffer.IsEmpty || !Fill())
         {
-            if (_pending is null)
-            {
-                return 0;
-            }
-
-            // The read into _next is the only one under way; once it is done, _current is free for the next.
-            _length = _pending.GetAwaiter().GetResult();
-            _position = 0;
-            (_current, _next) = (_next, _current);
-            _pending = _length == 0 ? null : StartRead(_next);
-            if (_length == 0)
-            {
-                return 0;
-            }
+            return 0;
         }
 
         int count = Math.Min(buffer.Length, _length - _position);
@@ -71,6 +58,21 @@ internal sealed class ReadAheadStream : Stream
         _position += count;
         BytesConsumed += count;
         return count;
+    }
+
+    /// <summary>Returns the rest of the current block where it was read to, without a copy: valid until
+    /// the next call. Empty at the end of the input.</summary>
+    public ReadOnlyMemory<byte> ReadBlock()
+    {
+        if (!Fill())
+        {
+            return ReadOnlyMemory<byte>.Empty;
+        }
+
+        ReadOnlyMemory<byte> block = _current.AsMemory(_position, _length - _position);
+        _position = _length;
+        BytesConsumed += block.Length;
+        return block;
     }
 
     public override int Read(byte[] buffer, int offset, int count)
@@ -98,6 +100,28 @@ internal sealed class ReadAheadStream : Stream
     }
 
     private Task<int> StartRead(byte[] buffer) => Task.Run(() => _inner.Read(buffer, 0, buffer.Length));
+
+    // Makes data available in _current; false at the end of the input.
+    private bool Fill()
+    {
+        if (_position < _length)
+        {
+            return true;
+        }
+
+        if (_pending is null)
+        {
+            return false;
+        }
+
+        // The read into _next is the only one under way; once it is done, _current (which the caller
+        // has finished with) is free for the next one.
+        _length = _pending.GetAwaiter().GetResult();
+        _position = 0;
+        (_current, _next) = (_next, _current);
+        _pending = _length == 0 ? null : StartRead(_next);
+        return _length > 0;
+    }
 }
 
 /// <summary>Writes a full block to the inner stream while the caller fills the next one. Flush waits
@@ -150,6 +174,21 @@ internal sealed class WriteBehindStream : Stream
     {
         ValidateBufferArguments(buffer, offset, count);
         Write(buffer.AsSpan(offset, count));
+    }
+
+    /// <summary>The free part of the block being filled, for a producer that writes into it directly
+    /// (then calls <see cref="Advance"/>): one copy fewer than <see cref="Write(ReadOnlySpan{byte})"/>.</summary>
+    public Span<byte> FreeSpace => _filling.AsSpan(_count);
+
+    /// <summary>Takes <paramref name="count"/> bytes written into <see cref="FreeSpace"/>.</summary>
+    public void Advance(int count)
+    {
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(count, _filling.Length - _count);
+        _count += count;
+        if (_count == _filling.Length)
+        {
+            HandOff();
+        }
     }
 
     public override void Flush()
