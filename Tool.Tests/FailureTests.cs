@@ -262,12 +262,13 @@ public class FailureTests : ToolTestBase
         });
     }
 
-    /// <summary>Ctrl+C (SIGINT) or SIGTERM while the tool waits for more input: the temporary file is
+    /// <summary>Ctrl+C (SIGINT), SIGTERM or SIGHUP (terminal closed) while the tool waits for more input: the temporary file is
     /// removed and the signal ends the process (exit status 128 + the signal, as a shell reports it).</summary>
     [TestCase("decrypt", "INT", 2)]
     [TestCase("encrypt", "INT", 2)]
     [TestCase("decrypt", "TERM", 15)]
     [TestCase("encrypt", "TERM", 15)]
+    [TestCase("decrypt", "HUP", 1)]
     public void AnInterruptLeavesNoFileBehind(string command, string signal, int number)
     {
         Assume.That(OperatingSystem.IsWindows(), Is.False, "signals");

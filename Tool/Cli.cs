@@ -41,8 +41,8 @@ internal static class Cli
                key file is unusable (missing, empty, not 16 or 32 bytes)
           3    decryption failed: wrong key or --coding, modified, truncated or extended data, or not an
                encrypted file; the message gives the byte offset and record number
-          130  interrupted by Ctrl+C (SIGINT), 143 by SIGTERM: the process ends with the signal, after
-               removing an unfinished OUTPUT
+          130  interrupted by Ctrl+C (SIGINT); 143 by SIGTERM, 129 by SIGHUP: the process ends with the
+               signal, after removing an unfinished OUTPUT
         """;
 
     public static RootCommand Build()

@@ -18,7 +18,7 @@ internal static class ExitCodes
     public const int Data = 3;
 
     /// <summary>Interrupted: the process ends by the signal itself (a shell reports 128 + the signal: 130 for
-    /// Ctrl+C, 143 for SIGTERM); an unfinished output file was removed first. Returned only if the work
+    /// Ctrl+C, 143 for SIGTERM, 129 for SIGHUP); an unfinished output file was removed first. Returned only if the work
     /// notices the cancellation before the signal has ended the process.</summary>
     public const int Interrupted = 130;
 }

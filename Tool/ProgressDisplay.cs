@@ -26,15 +26,19 @@ internal static class ProgressDisplay
             return;
         }
 
-        IAnsiConsole console = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(Console.Error) });
+        // Interactive: stderr is a terminal (checked above). Spectre.Console would otherwise decide from
+        // stdin, and fall back to printing static lines when the input comes from a pipe.
+        IAnsiConsole console = AnsiConsole.Create(new AnsiConsoleSettings
+        {
+            Out = new AnsiConsoleOutput(Console.Error),
+            Interactive = InteractionSupport.Yes,
+        });
+        ProgressColumn[] columns = total is null
+            ? [new TaskDescriptionColumn(), new SpinnerColumn(), new TransferSpeedColumn(), new ElapsedTimeColumn()]
+            : [new TaskDescriptionColumn(), new ProgressBarColumn(), new PercentageColumn(), new TransferSpeedColumn(), new RemainingTimeColumn()];
         console.Progress()
             .AutoClear(true)
-            .Columns(
-                new TaskDescriptionColumn(),
-                new ProgressBarColumn(),
-                new PercentageColumn(),
-                new TransferSpeedColumn(),
-                new RemainingTimeColumn())
+            .Columns(columns)
             .Start(context =>
             {
                 // With no known length (standard input), the bar is indeterminate and the description counts the bytes.
