@@ -152,13 +152,16 @@ public class RoundTripTests : ToolTestBase
     }
 
     /// <summary>Many records, and more than one copy buffer (1 MiB) of them, through files and pipes:
-    /// 64 MiB here (CI time), 1 GiB by hand (docs/tool.md).</summary>
+    /// 64 MiB here (CI time), 1 GiB by hand (docs/tool.md). CI's portable-backend leg
+    /// (DOTNET_EnableHWIntrinsic=0, inherited by the tool) runs AES-GCM-SIV at some 50 MB/s, so
+    /// there 16 MiB.</summary>
     [TestCase("gcmsiv", 65536)]
     [TestCase("aes128gcm", 4096)]
     public void A64MiBFileRoundTrips(string coding, int recordSize)
     {
         KeyFile();
-        byte[] content = Write("plain", Content(64 << 20));
+        int length = Environment.GetEnvironmentVariable("DOTNET_EnableHWIntrinsic") == "0" ? 16 << 20 : 64 << 20;
+        byte[] content = Write("plain", Content(length));
         AssertSuccess(Run("encrypt", "-k", "key", "-c", coding, "-r", recordSize.ToString(), "plain", "sealed"));
         Assert.That(new FileInfo(PathOf("sealed")).Length, Is.EqualTo(ContentEncoding.GetEncryptedLength(content.Length, recordSize)));
         ToolResult piped = RunWithInput(Read("sealed"), "decrypt", "-k", "key", "-c", coding);
