@@ -1,0 +1,78 @@
+// A hidden 'bench' command: the library's in-memory throughput with the same stream classes the
+// file commands use, at a given coding and record size, for comparison with the file commands
+// (docs/tool.md). Encrypt: ContentEncryptingStream writing into Stream.Null, fed 1 MiB writes from
+// memory. Decrypt: ContentDecryptingStream reading a body held in memory (a 64 MiB body, decoded as
+// many times as it takes) into a 1 MiB buffer. No file, no pipe: what is left is the record layer.
+
+using System;
+using System.CommandLine;
+using System.Diagnostics;
+using System.Globalization;
+using System.IO;
+using System.Security.Cryptography;
+
+namespace Cryptography.Tool;
+
+internal static class Bench
+{
+    private const int BodyContentLength = 64 << 20;
+
+    public static Command Command()
+    {
+        Option<string> coding = Cli.Coding();
+        var recordSize = new Option<int>("--record-size", "-r") { DefaultValueFactory = _ => ContentEncoding.DefaultRecordSize };
+        var size = new Option<long>("--size") { Description = "Bytes of content per measurement.", DefaultValueFactory = _ => 1L << 30 };
+        var command = new Command("bench", "Measures the record layer's in-memory throughput (for docs/tool.md).")
+        {
+            coding,
+            recordSize,
+            size,
+        };
+        command.Hidden = true;
+        command.SetAction(result =>
+        {
+            Run(Cli.ParseCoding(result.GetRequiredValue(coding)), result.GetValue(recordSize), result.GetValue(size));
+            return ExitCodes.Success;
+        });
+        return command;
+    }
+
+    private static void Run(ContentCoding coding, int recordSize, long size)
+    {
+        byte[] key = RandomNumberGenerator.GetBytes(32);
+        byte[] buffer = RandomNumberGenerator.GetBytes(FileCommands.BufferSize);
+        string name = ContentEncoding.GetName(coding);
+
+        var stopwatch = Stopwatch.StartNew();
+        using (var encrypting = new ContentEncryptingStream(Stream.Null, key, coding, recordSize))
+        {
+            for (long done = 0; done < size; done += buffer.Length)
+            {
+                encrypting.Write(buffer, 0, (int)Math.Min(buffer.Length, size - done));
+            }
+
+            encrypting.FlushFinalBlock();
+        }
+
+        Report("encrypt", name, recordSize, size, stopwatch.Elapsed);
+
+        byte[] content = RandomNumberGenerator.GetBytes((int)Math.Min(BodyContentLength, size));
+        byte[] body = ContentEncoding.Encrypt(content, key, coding, recordSize);
+        stopwatch.Restart();
+        long decrypted = 0;
+        while (decrypted < size)
+        {
+            using var decrypting = new ContentDecryptingStream(new MemoryStream(body, writable: false), key, coding);
+            int read;
+            while ((read = decrypting.Read(buffer)) > 0)
+            {
+                decrypted += read;
+            }
+        }
+
+        Report("decrypt", name, recordSize, decrypted, stopwatch.Elapsed);
+    }
+
+    private static void Report(string operation, string coding, int recordSize, long bytes, TimeSpan elapsed) =>
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{operation} in-memory coding={coding} rs={recordSize} bytes={bytes} seconds={elapsed.TotalSeconds:0.000} MB/s={bytes / elapsed.TotalSeconds / 1e6:0}"));
+}

@@ -1,0 +1,269 @@
+// The command line, with System.CommandLine: keygen, encrypt, decrypt (and a hidden bench), their
+// options, and a help text that ends with what a key file is and what the exit codes mean.
+
+using System;
+using System.CommandLine;
+using System.CommandLine.Help;
+using System.CommandLine.Invocation;
+using System.CommandLine.Parsing;
+using System.Threading;
+
+namespace Cryptography.Tool;
+
+internal static class Cli
+{
+    public const string CommandName = "aesgcmsiv";
+
+    public const string Epilog = """
+
+        Key files:
+          A key file holds the raw bytes of a key: exactly 16 or 32 bytes, no text, no base64, no newline.
+          'keygen' writes 32 random bytes with mode 0600. Both codings use the key file's bytes as the
+          input keying material of RFC 8188's HKDF-SHA-256 key schedule, with a fresh random 16-byte salt
+          per file, so one key can encrypt any number of files.
+
+        Codings (--coding):
+          gcmsiv     the default: RFC 8188 framing with AES-256-GCM-SIV records (RFC 8452), nonce-misuse
+                     resistant; only this library reads it (also accepted as 'aes256gcmsiv').
+          aes128gcm  RFC 8188 aes128gcm (AES-128-GCM records): any RFC 8188 implementation reads and writes it.
+
+        Safety on failure:
+          A file OUTPUT is written as '.OUTPUT.tmp-XXXXXXXX' in OUTPUT's directory and renamed to OUTPUT
+          only when complete (for decrypt: after the last record verified); on any failure or interrupt it
+          is deleted, so OUTPUT is complete or absent. An existing OUTPUT is replaced only with --force.
+          Decrypted files get mode 0600. On standard output, decrypt writes each record's data only after
+          that record verified, but records before a failure have been written: check the exit code.
+
+        Exit codes:
+          0    success
+          1    usage error: unknown command or option, bad value, ciphertext to a terminal
+          2    I/O error: a file is missing, unreadable or unwritable, OUTPUT exists (use --force), or the
+               key file is unusable (missing, empty, not 16 or 32 bytes)
+          3    decryption failed: wrong key or --coding, modified, truncated or extended data, or not an
+               encrypted file; the message gives the byte offset and record number
+          130  interrupted by Ctrl+C (SIGINT); 143 by SIGTERM, 129 by SIGHUP: the process ends with the
+               signal, after removing an unfinished OUTPUT
+        """;
+
+    public static RootCommand Build()
+    {
+        var root = new RootCommand(
+            "Encrypts and decrypts files with a key file: RFC 8188 records sealed with AES-256-GCM-SIV "
+            + "(the default) or AES-128-GCM (RFC 8188 aes128gcm), streaming in constant memory. INPUT and "
+            + "OUTPUT default to standard input and output ('-' names them too).")
+        {
+            Keygen(),
+            Encrypt(),
+            Decrypt(),
+            Bench.Command(),
+        };
+
+        for (int i = 0; i < root.Options.Count; i++)
+        {
+            if (root.Options[i] is HelpOption { Action: HelpAction help } helpOption)
+            {
+                helpOption.Action = new HelpWithEpilog(help);
+            }
+        }
+
+        return root;
+    }
+
+    private static Command Keygen()
+    {
+        var keyFile = new Argument<string>("KEYFILE") { Description = "The file to write the key to (raw bytes, mode 0600 on Unix)." };
+        var bytes = new Option<int>("--bytes", "-b")
+        {
+            Description = "The key's length in bytes: 16 or 32.",
+            DefaultValueFactory = _ => KeyFile.DefaultLength,
+        };
+        bytes.AcceptOnlyFromAmong("16", "32");
+        Option<bool> force = Force("Replace an existing KEYFILE.");
+
+        var command = new Command("keygen", "Writes a new random key (from the operating system's CSPRNG) to KEYFILE. Refuses to replace an existing file without --force.")
+        {
+            keyFile,
+            bytes,
+            force,
+        };
+        command.SetAction(result => Run(Interrupt.Token, () =>
+        {
+            KeyFile.Generate(result.GetRequiredValue(keyFile), result.GetValue(bytes), result.GetValue(force));
+            return ExitCodes.Success;
+        }));
+        return command;
+    }
+
+    private static Command Encrypt()
+    {
+        Option<string> key = Key();
+        Option<string> coding = Coding();
+        var recordSize = new Option<int>("--record-size", "-r")
+        {
+            Description = FormattableString.Invariant($"The record size in bytes, tag included: {ContentEncoding.MinRecordSize} to {ContentEncoding.MaxRecordSize}. Larger records cost less per byte; a decoder holds one whole record in memory."),
+            DefaultValueFactory = _ => ContentEncoding.DefaultRecordSize,
+            HelpName = "N",
+        };
+        recordSize.Validators.Add(result =>
+        {
+            int value = result.GetValueOrDefault<int>();
+            if (value is < ContentEncoding.MinRecordSize or > ContentEncoding.MaxRecordSize)
+            {
+                result.AddError(FormattableString.Invariant($"--record-size must be between {ContentEncoding.MinRecordSize} and {ContentEncoding.MaxRecordSize}, not {value}."));
+            }
+        });
+        var keyId = new Option<string>("--key-id")
+        {
+            Description = "A key id to put in the header, in the clear (UTF-8, at most 255 bytes), so that a receiver can pick the key. Not secret.",
+            HelpName = "ID",
+        };
+        keyId.Validators.Add(result =>
+        {
+            string? value = result.GetValueOrDefault<string>();
+            if (value is not null && System.Text.Encoding.UTF8.GetByteCount(value) > 255)
+            {
+                result.AddError("--key-id must be at most 255 bytes in UTF-8.");
+            }
+        });
+        Argument<string> input = Input();
+        Argument<string> output = Output();
+        Option<bool> force = Force("Replace an existing OUTPUT file.");
+
+        var command = new Command("encrypt", "Encrypts INPUT to OUTPUT. A file OUTPUT appears only once complete; a failure on standard output leaves a truncated body that no decoder accepts.")
+        {
+            key,
+            coding,
+            recordSize,
+            keyId,
+            force,
+            input,
+            output,
+        };
+        command.SetAction(result => Run(Interrupt.Token, () => FileCommands.Encrypt(
+            result.GetRequiredValue(key),
+            ParseCoding(result.GetRequiredValue(coding)),
+            result.GetValue(recordSize),
+            result.GetValue(keyId),
+            result.GetRequiredValue(input),
+            result.GetRequiredValue(output),
+            result.GetValue(force),
+            Interrupt.Token)));
+        return command;
+    }
+
+    private static Command Decrypt()
+    {
+        Option<string> key = Key();
+        Option<string> coding = Coding();
+        Argument<string> input = Input();
+        Argument<string> output = Output();
+        Option<bool> force = Force("Replace an existing OUTPUT file.");
+
+        var command = new Command("decrypt", "Verifies and decrypts INPUT to OUTPUT. A file OUTPUT appears only after the last record verified; "
+            + "on any failure (wrong key, modified, truncated or extended data) there is no OUTPUT and the exit code is 3.")
+        {
+            key,
+            coding,
+            force,
+            input,
+            output,
+        };
+        command.SetAction(result => Run(Interrupt.Token, () => FileCommands.Decrypt(
+            result.GetRequiredValue(key),
+            ParseCoding(result.GetRequiredValue(coding)),
+            result.GetRequiredValue(input),
+            result.GetRequiredValue(output),
+            result.GetValue(force),
+            Interrupt.Token)));
+        return command;
+    }
+
+    internal static Option<string> Coding()
+    {
+        var coding = new Option<string>("--coding", "-c")
+        {
+            Description = "The record coding: gcmsiv (AES-256-GCM-SIV records, misuse-resistant; also 'aes256gcmsiv') or aes128gcm (RFC 8188, interoperable).",
+            DefaultValueFactory = _ => "gcmsiv",
+            HelpName = "gcmsiv|aes128gcm",
+        };
+        coding.AcceptOnlyFromAmong(StringComparer.OrdinalIgnoreCase, "gcmsiv", ContentEncoding.Aes256GcmSivName, ContentEncoding.Aes128GcmName);
+        return coding;
+    }
+
+    internal static ContentCoding ParseCoding(string name) =>
+        string.Equals(name, ContentEncoding.Aes128GcmName, StringComparison.OrdinalIgnoreCase) ? ContentCoding.Aes128Gcm : ContentCoding.Aes256GcmSiv;
+
+    private static Option<string> Key() => new("--key", "-k")
+    {
+        Description = "The key file: exactly 16 or 32 raw bytes, as 'keygen' writes.",
+        Required = true,
+        HelpName = "KEYFILE",
+    };
+
+    private static Option<bool> Force(string description) => new("--force", "-f") { Description = description };
+
+    private static Argument<string> Input() => FileArgument("INPUT", "The file to read, or '-' for standard input (the default).");
+
+    private static Argument<string> Output() => FileArgument("OUTPUT", "The file to write, or '-' for standard output (the default).");
+
+    private static Argument<string> FileArgument(string name, string description)
+    {
+        var argument = new Argument<string>(name)
+        {
+            Description = description,
+            Arity = ArgumentArity.ZeroOrOne,
+            DefaultValueFactory = _ => "-",
+        };
+
+        // The parser takes an unknown option for a file name; a misspelt option should not become one.
+        argument.Validators.Add(result =>
+        {
+            string? value = result.GetValueOrDefault<string>();
+            if (value is { Length: > 1 } && value[0] == '-')
+            {
+                result.AddError($"Unknown option '{value}'. (For a file whose name starts with '-', write ./{value}.)");
+            }
+        });
+        return argument;
+    }
+
+    /// <summary>Runs a command's work and turns its failures into a message on stderr and an exit code.</summary>
+    private static int Run(CancellationToken cancellationToken, Func<int> work)
+    {
+        try
+        {
+            return work();
+        }
+        catch (ToolException exception)
+        {
+            return Fail(exception.ExitCode, exception.Message);
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            // Interrupt has said so already, and the signal is about to end the process.
+            Interrupt.AwaitTheSignal();
+            return ExitCodes.Interrupted;
+        }
+        catch (Exception exception) when (Errors.IsFileError(exception))
+        {
+            return Fail(ExitCodes.IO, Errors.Describe(exception));
+        }
+    }
+
+    private static int Fail(int exitCode, string message)
+    {
+        Console.Error.WriteLine($"{CommandName}: {message}");
+        return exitCode;
+    }
+
+    /// <summary>The standard help, followed by <see cref="Epilog"/>.</summary>
+    private sealed class HelpWithEpilog(HelpAction standard) : SynchronousCommandLineAction
+    {
+        public override int Invoke(ParseResult parseResult)
+        {
+            int result = standard.Invoke(parseResult);
+            parseResult.InvocationConfiguration.Output.WriteLine(Epilog);
+            return result;
+        }
+    }
+}

@@ -1,0 +1,75 @@
+// Key files: the raw bytes of a key, 16 or 32 of them, nothing else (no text, no base64, no newline).
+// Both codings use them as the input keying material (IKM) of RFC 8188's HKDF key schedule, which
+// derives each file's content key and nonce from the IKM and the file's random salt. The lengths are
+// those keygen writes; anything else is far more likely a mistake (a text file, a trailing newline,
+// the wrong file) than a key, so it is refused. Messages name the file and its length, never its bytes.
+
+using System;
+using System.IO;
+using System.Security.Cryptography;
+
+namespace Cryptography.Tool;
+
+internal static class KeyFile
+{
+    public const int DefaultLength = 32;
+
+    public static bool IsValidLength(int length) => length is 16 or 32;
+
+    /// <summary>Reads a key file into a pinned array, which the caller wipes.</summary>
+    public static byte[] Read(string path)
+    {
+        // One byte more than the longest key, to tell "32" from "longer".
+        byte[] buffer = GC.AllocateArray<byte>(33, pinned: true);
+        try
+        {
+            int read;
+            try
+            {
+                using var stream = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.Read, bufferSize: 0);
+                read = stream.ReadAtLeast(buffer, buffer.Length, throwOnEndOfStream: false);
+            }
+            catch (Exception exception) when (Errors.IsFileError(exception))
+            {
+                throw new ToolException(ExitCodes.IO, $"cannot read the key file '{path}': {Errors.Describe(exception)}", exception);
+            }
+
+            if (read == 0)
+            {
+                throw new ToolException(ExitCodes.IO, $"the key file '{path}' is empty; a key file holds 16 or 32 raw bytes (see 'keygen')");
+            }
+
+            if (!IsValidLength(read))
+            {
+                string length = read > 32 ? "more than 32 bytes" : $"{read} bytes";
+                throw new ToolException(ExitCodes.IO, $"the key file '{path}' holds {length}; a key file holds exactly 16 or 32 raw bytes (see 'keygen'), not text or base64");
+            }
+
+            byte[] key = GC.AllocateArray<byte>(read, pinned: true);
+            buffer.AsSpan(0, read).CopyTo(key);
+            return key;
+        }
+        finally
+        {
+            CryptographicOperations.ZeroMemory(buffer);
+        }
+    }
+
+    /// <summary>Writes a fresh random key of <paramref name="length"/> bytes to <paramref name="path"/>,
+    /// readable and writable by its owner only (0600) from the moment it exists.</summary>
+    public static void Generate(string path, int length, bool force)
+    {
+        byte[] key = GC.AllocateArray<byte>(length, pinned: true);
+        try
+        {
+            RandomNumberGenerator.Fill(key);
+            using var output = OutputFile.Create(path, force, OutputFile.OwnerOnly, "key file");
+            output.Stream.Write(key);
+            output.Commit();
+        }
+        finally
+        {
+            CryptographicOperations.ZeroMemory(key);
+        }
+    }
+}

@@ -1,0 +1,191 @@
+// An output file that appears complete or not at all. It is written under a temporary name in the
+// target's directory (".NAME.tmp-XXXXXXXX", created exclusively), flushed to the disk, closed, and
+// only then renamed to NAME; a rename within one directory is atomic, so a reader never sees half a
+// file, and a failure or an interrupt leaves only the temporary name, which is deleted. Discard may be
+// called from another thread (the Ctrl+C handler) while the owner is still writing.
+
+using System;
+using System.IO;
+using System.Security.Cryptography;
+using System.Threading;
+
+namespace Cryptography.Tool;
+
+internal sealed class OutputFile : IDisposable
+{
+    /// <summary>rw------- : for keys and decrypted content.</summary>
+    public const UnixFileMode OwnerOnly = UnixFileMode.UserRead | UnixFileMode.UserWrite;
+
+    private readonly Lock _gate = new();
+    private readonly string _displayPath;
+    private readonly string _path;
+    private readonly string _temporaryPath;
+    private readonly bool _overwrite;
+    private readonly FileStream _stream;
+    private State _state;
+
+    private OutputFile(string displayPath, string path, string temporaryPath, bool overwrite, FileStream stream)
+    {
+        _displayPath = displayPath;
+        _path = path;
+        _temporaryPath = temporaryPath;
+        _overwrite = overwrite;
+        _stream = stream;
+    }
+
+    private enum State
+    {
+        Writing,
+        Committed,
+        Discarded,
+    }
+
+    /// <summary>The stream to write the content to (unbuffered: every write goes to the file).</summary>
+    public Stream Stream => _stream;
+
+    /// <summary>The temporary file's path, for messages and tests.</summary>
+    public string TemporaryPath => _temporaryPath;
+
+    /// <summary>Creates the temporary file beside <paramref name="path"/>.</summary>
+    /// <param name="path">The output's path as the user gave it.</param>
+    /// <param name="overwrite">Whether an existing regular file at <paramref name="path"/> may be replaced.</param>
+    /// <param name="mode">The Unix mode of the new file, or null for the default (0666 less the umask).</param>
+    /// <param name="what">What the file is, for messages ("output", "key file").</param>
+    public static OutputFile Create(string path, bool overwrite, UnixFileMode? mode, string what)
+    {
+        string fullPath = Path.GetFullPath(path);
+        CheckTarget(path, fullPath, overwrite, what);
+        string directory = Path.GetDirectoryName(fullPath) ?? throw new ToolException(ExitCodes.IO, $"the {what} '{path}' names no file");
+        string temporaryPath = Path.Combine(directory, $".{Path.GetFileName(fullPath)}.tmp-{Convert.ToHexStringLower(RandomNumberGenerator.GetBytes(4))}");
+        var options = new FileStreamOptions
+        {
+            Mode = FileMode.CreateNew,
+            Access = FileAccess.Write,
+            Share = FileShare.None,
+            BufferSize = 0,
+        };
+        if (mode is { } unixMode && !OperatingSystem.IsWindows())
+        {
+            options.UnixCreateMode = unixMode;
+        }
+
+        try
+        {
+            return new OutputFile(path, fullPath, temporaryPath, overwrite, new FileStream(temporaryPath, options));
+        }
+        catch (Exception exception) when (Errors.IsFileError(exception))
+        {
+            throw new ToolException(ExitCodes.IO, $"cannot create a temporary file in '{directory}' for the {what} '{path}': {Errors.Describe(exception)}", exception);
+        }
+    }
+
+    /// <summary>Flushes the content to the disk, closes the file and renames it to the output's name.</summary>
+    public void Commit()
+    {
+        ThrowIfDiscarded();
+        try
+        {
+            _stream.Flush(flushToDisk: true);
+        }
+        catch (Exception exception) when (Errors.IsFileError(exception))
+        {
+            throw new ToolException(ExitCodes.IO, $"cannot write the {Describe()}: {Errors.Describe(exception)}", exception);
+        }
+
+        lock (_gate)
+        {
+            ThrowIfDiscarded();
+            _stream.Dispose();
+            try
+            {
+                File.Move(_temporaryPath, _path, _overwrite);
+            }
+            catch (IOException exception) when (!_overwrite && File.Exists(_path))
+            {
+                throw new ToolException(ExitCodes.IO, $"'{_displayPath}' exists (it appeared while this command ran); use --force to replace it", exception);
+            }
+            catch (Exception exception) when (Errors.IsFileError(exception))
+            {
+                throw new ToolException(ExitCodes.IO, $"cannot rename the finished temporary file to '{_displayPath}': {Errors.Describe(exception)}", exception);
+            }
+
+            _state = State.Committed;
+        }
+    }
+
+    /// <summary>Deletes the temporary file unless the output was committed. Safe from any thread, any number of times.</summary>
+    public void Discard()
+    {
+        lock (_gate)
+        {
+            if (_state == State.Writing)
+            {
+                _state = State.Discarded;
+            }
+
+            if (_state == State.Discarded)
+            {
+                TryDelete();
+            }
+        }
+    }
+
+    public void Dispose()
+    {
+        lock (_gate)
+        {
+            _stream.Dispose();
+            if (_state == State.Writing)
+            {
+                _state = State.Discarded;
+            }
+
+            // Also after a Discard from another thread: on Windows an open file cannot be deleted.
+            if (_state == State.Discarded)
+            {
+                TryDelete();
+            }
+        }
+    }
+
+    private static void CheckTarget(string path, string fullPath, bool overwrite, string what)
+    {
+        switch (FileKinds.Of(fullPath))
+        {
+            case FileKind.Missing:
+                return;
+            case FileKind.Regular when overwrite:
+                return;
+            case FileKind.Regular:
+                throw new ToolException(ExitCodes.IO, $"the {what} '{path}' exists; use --force to replace it");
+            case FileKind.Directory:
+                throw new ToolException(ExitCodes.IO, $"the {what} '{path}' is a directory");
+            case FileKind.SymbolicLink:
+                throw new ToolException(ExitCodes.IO, $"the {what} '{path}' is a symbolic link; name the file it points to (the output replaces the file it is renamed over)");
+            default:
+                throw new ToolException(ExitCodes.IO, $"the {what} '{path}' is not a regular file (a device, pipe or socket); write to standard output and redirect it there instead");
+        }
+    }
+
+    private string Describe() => $"output '{_displayPath}' (temporary file '{_temporaryPath}')";
+
+    private void ThrowIfDiscarded()
+    {
+        if (_state == State.Discarded)
+        {
+            throw new OperationCanceledException();
+        }
+    }
+
+    private void TryDelete()
+    {
+        try
+        {
+            File.Delete(_temporaryPath);
+        }
+        catch (Exception exception) when (Errors.IsFileError(exception))
+        {
+            // Nothing more can be done; the message about the failure that led here matters more.
+        }
+    }
+}
