@@ -8,7 +8,7 @@ using System.IO;
 namespace Cryptography.Tool;
 
 /// <summary>The input: a file, opened for sequential reading without a buffer of its own, or standard input.</summary>
-internal sealed class Source : Stream
+internal sealed class Source : ReadOnlyForwardStream
 {
     private readonly Stream _inner;
 
@@ -24,20 +24,6 @@ internal sealed class Source : Stream
 
     /// <summary>The input's length when it is known in advance (a regular file).</summary>
     public long? KnownLength { get; }
-
-    public override bool CanRead => true;
-
-    public override bool CanSeek => false;
-
-    public override bool CanWrite => false;
-
-    public override long Length => throw new NotSupportedException();
-
-    public override long Position
-    {
-        get => throw new NotSupportedException();
-        set => throw new NotSupportedException();
-    }
 
     public static bool IsStandard(string path) => path == "-";
 
@@ -80,22 +66,6 @@ internal sealed class Source : Stream
         return read;
     }
 
-    public override int Read(byte[] buffer, int offset, int count)
-    {
-        ValidateBufferArguments(buffer, offset, count);
-        return Read(buffer.AsSpan(offset, count));
-    }
-
-    public override void Flush()
-    {
-    }
-
-    public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-
-    public override void SetLength(long value) => throw new NotSupportedException();
-
-    public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
-
     protected override void Dispose(bool disposing)
     {
         if (disposing)
@@ -108,7 +78,7 @@ internal sealed class Source : Stream
 }
 
 /// <summary>The output: an <see cref="OutputFile"/> (complete or absent) or standard output.</summary>
-internal sealed class Sink : Stream
+internal sealed class Sink : WriteOnlyForwardStream
 {
     private readonly Stream _inner;
     private readonly OutputFile? _file;
@@ -128,20 +98,6 @@ internal sealed class Sink : Stream
 
     /// <summary>How many bytes have been written.</summary>
     public long BytesWritten { get; private set; }
-
-    public override bool CanRead => false;
-
-    public override bool CanSeek => false;
-
-    public override bool CanWrite => true;
-
-    public override long Length => throw new NotSupportedException();
-
-    public override long Position
-    {
-        get => throw new NotSupportedException();
-        set => throw new NotSupportedException();
-    }
 
     /// <summary>Opens the output.</summary>
     /// <param name="path">A path, or "-" for standard output.</param>
@@ -194,12 +150,6 @@ internal sealed class Sink : Stream
         BytesWritten += buffer.Length;
     }
 
-    public override void Write(byte[] buffer, int offset, int count)
-    {
-        ValidateBufferArguments(buffer, offset, count);
-        Write(buffer.AsSpan(offset, count));
-    }
-
     public override void Flush()
     {
         try
@@ -211,12 +161,6 @@ internal sealed class Sink : Stream
             throw new ToolException(ExitCodes.IO, $"cannot write {Name}: {Errors.Describe(exception)}", exception);
         }
     }
-
-    public override int Read(byte[] buffer, int offset, int count) => throw new NotSupportedException();
-
-    public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-
-    public override void SetLength(long value) => throw new NotSupportedException();
 
     protected override void Dispose(bool disposing)
     {

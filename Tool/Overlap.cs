@@ -12,7 +12,7 @@ namespace Cryptography.Tool;
 
 /// <summary>Reads the next block of the inner stream while the caller consumes the current one. A read
 /// returns as soon as the inner stream returns anything, so a pipe's data is not held back.</summary>
-internal sealed class ReadAheadStream : Stream
+internal sealed class ReadAheadStream : ReadOnlyForwardStream
 {
     private readonly Stream _inner;
     private byte[] _current;
@@ -31,20 +31,6 @@ internal sealed class ReadAheadStream : Stream
 
     /// <summary>How many bytes the caller has read: where the caller is in the input.</summary>
     public long BytesConsumed { get; private set; }
-
-    public override bool CanRead => true;
-
-    public override bool CanSeek => false;
-
-    public override bool CanWrite => false;
-
-    public override long Length => throw new NotSupportedException();
-
-    public override long Position
-    {
-        get => throw new NotSupportedException();
-        set => throw new NotSupportedException();
-    }
 
     public override int Read(Span<byte> buffer)
     {
@@ -74,22 +60,6 @@ internal sealed class ReadAheadStream : Stream
         BytesConsumed += block.Length;
         return block;
     }
-
-    public override int Read(byte[] buffer, int offset, int count)
-    {
-        ValidateBufferArguments(buffer, offset, count);
-        return Read(buffer.AsSpan(offset, count));
-    }
-
-    public override void Flush()
-    {
-    }
-
-    public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-
-    public override void SetLength(long value) => throw new NotSupportedException();
-
-    public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
 
     protected override void Dispose(bool disposing)
     {
@@ -126,7 +96,7 @@ internal sealed class ReadAheadStream : Stream
 
 /// <summary>Writes a full block to the inner stream while the caller fills the next one. Flush waits
 /// for everything to be written; an inner write's error is thrown by the next Write or Flush.</summary>
-internal sealed class WriteBehindStream : Stream
+internal sealed class WriteBehindStream : WriteOnlyForwardStream
 {
     private readonly Stream _inner;
     private byte[] _filling;
@@ -139,20 +109,6 @@ internal sealed class WriteBehindStream : Stream
         _inner = inner;
         _filling = GC.AllocateUninitializedArray<byte>(bufferSize);
         _spare = GC.AllocateUninitializedArray<byte>(bufferSize);
-    }
-
-    public override bool CanRead => false;
-
-    public override bool CanSeek => false;
-
-    public override bool CanWrite => true;
-
-    public override long Length => throw new NotSupportedException();
-
-    public override long Position
-    {
-        get => throw new NotSupportedException();
-        set => throw new NotSupportedException();
     }
 
     public override void Write(ReadOnlySpan<byte> buffer)
@@ -168,12 +124,6 @@ internal sealed class WriteBehindStream : Stream
                 HandOff();
             }
         }
-    }
-
-    public override void Write(byte[] buffer, int offset, int count)
-    {
-        ValidateBufferArguments(buffer, offset, count);
-        Write(buffer.AsSpan(offset, count));
     }
 
     /// <summary>The free part of the block being filled, for a producer that writes into it directly
@@ -201,12 +151,6 @@ internal sealed class WriteBehindStream : Stream
         _pending.GetAwaiter().GetResult();
         _inner.Flush();
     }
-
-    public override int Read(byte[] buffer, int offset, int count) => throw new NotSupportedException();
-
-    public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-
-    public override void SetLength(long value) => throw new NotSupportedException();
 
     protected override void Dispose(bool disposing)
     {
