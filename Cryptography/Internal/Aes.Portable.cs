@@ -158,7 +158,7 @@ internal readonly struct AesPortable : IAes
         BurnStack();
     }
 
-    [MethodImpl(MethodImplOptions.NoInlining)]
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     private static void EncryptBlocksCore(ReadOnlySpan<ulong> sk, int rounds, ReadOnlySpan<byte> input, Span<byte> output)
     {
         Span<byte> buffer = stackalloc byte[GroupBytes];
@@ -220,7 +220,7 @@ internal readonly struct AesPortable : IAes
         BurnStack();
     }
 
-    [MethodImpl(MethodImplOptions.NoInlining)]
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     private static void Ctr32Core(ReadOnlySpan<ulong> sk, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
     {
         Span<byte> keystream = stackalloc byte[GroupBytes];

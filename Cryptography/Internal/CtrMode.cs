@@ -22,6 +22,7 @@ internal static class CtrMode<TAes>
     private const int BlockSize = 16;
     private const int Batch = 8 * BlockSize;
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static void Apply(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
     {
         ref byte source = ref MemoryMarshal.GetReference(input);

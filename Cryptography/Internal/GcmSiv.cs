@@ -35,6 +35,7 @@ internal static class GcmSiv<TAes, TPolyval>
     private const int ScratchSize = 188;
 
     [SkipLocalsInit]
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static void Encrypt(
         in AesKeySchedule keyGeneratingKey,
         int rounds,
@@ -79,6 +80,7 @@ internal static class GcmSiv<TAes, TPolyval>
 
     /// <summary>Decrypts and verifies; on a bad tag zeroes <paramref name="plaintext"/> and returns false.</summary>
     [SkipLocalsInit]
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static bool Decrypt(
         in AesKeySchedule keyGeneratingKey,
         int rounds,

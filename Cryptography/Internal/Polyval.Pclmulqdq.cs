@@ -42,6 +42,7 @@ internal readonly struct PolyvalPclmulqdq : IPolyval
         PolyvalClmul.SetPowerCount(ref table, powers);
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
     {
         ref Vector128<ulong> table = ref PolyvalClmul.Table(in key);

@@ -86,7 +86,7 @@ internal readonly struct PolyvalPortable : IPolyval
         return result;
     }
 
-    [MethodImpl(MethodImplOptions.NoInlining)]
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     private static void UpdateCore(ulong h0, ulong h1, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
     {
         // H's Karatsuba operands and their bit reversals, computed once per call.

@@ -18,6 +18,7 @@ internal readonly struct PolyvalVpclmulqdq : IPolyval
     public static void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key) =>
         PolyvalPclmulqdq.Init(h, blockCount, ref key);
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
     {
         int powerCount = PolyvalClmul.PowerCount(in key);
