@@ -6,6 +6,7 @@
 // on any failure the record's output is zeroed.
 
 using System;
+using System.Buffers;
 using System.Globalization;
 using System.Security.Cryptography;
 using Cryptography.Internal;
@@ -96,25 +97,17 @@ public sealed class ContentDecryptor : IDisposable
         }
 
         Span<byte> plaintext = destination[..plaintextLength];
-        if (!_cipher.Open(index, record[..plaintextLength], record[plaintextLength..], plaintext))
+        int delimiterAt = Open(_cipher, index, record, plaintext);
+        if (delimiterAt < 0)
         {
-            throw new ContentEncodingCorruptedException(Format(ContentEncodingMessages.RecordAuthenticationFailed, index), index);
+            throw Error(delimiterAt, index);
         }
 
-        // The padding is zeros up to the delimiter, the last non-zero byte.
-        int delimiterAt = plaintext.LastIndexOfAnyExcept((byte)0);
-        byte delimiter = delimiterAt < 0 ? (byte)0 : plaintext[delimiterAt];
-        ContentEncodingException? error = delimiter switch
-        {
-            0 => new ContentEncodingCorruptedException(Format(ContentEncodingMessages.NoDelimiter, index), index),
-            1 when record.Length != Header.RecordSize => new ContentEncodingTruncatedException(Format(ContentEncodingMessages.ShortNonLastRecord, index, record.Length, Header.RecordSize), index),
-            1 or 2 => null,
-            _ => new ContentEncodingCorruptedException(Format(ContentEncodingMessages.BadDelimiter, index, delimiter), index),
-        };
-        if (error is not null)
+        byte delimiter = plaintext[delimiterAt];
+        if (delimiter == 1 && record.Length != Header.RecordSize)
         {
             CryptographicOperations.ZeroMemory(plaintext);
-            throw error;
+            throw new ContentEncodingTruncatedException(Format(ContentEncodingMessages.ShortNonLastRecord, index, record.Length, Header.RecordSize), index);
         }
 
         plaintext[delimiterAt..].Clear();
@@ -122,6 +115,141 @@ public sealed class ContentDecryptor : IDisposable
         isLastRecord = delimiter == 2;
         IsComplete = isLastRecord;
         return delimiterAt;
+    }
+
+    /// <summary>Verifies and decrypts consecutive full-size records on up to
+    /// <paramref name="maxDegreeOfParallelism"/> threads.</summary>
+    /// <param name="records">The records: a whole number of <see cref="ContentEncodingHeader.RecordSize"/>-byte
+    /// records, the next ones in the body. May be empty. A body's final record, if shorter, goes to <see cref="DecryptRecord"/>.</param>
+    /// <param name="destination">Receives record i's plaintext at offset i × (record size − 16): its data
+    /// (the first <paramref name="dataLengths"/>[i] bytes there), then zeros. It must hold
+    /// (record size − 16) bytes per record and must not overlap <paramref name="records"/>.</param>
+    /// <param name="dataLengths">Receives each record's data length; at least one entry per record.</param>
+    /// <param name="maxDegreeOfParallelism">How many threads may open records at once (the calling thread
+    /// is one of them); 1 opens them one after another on the calling thread.</param>
+    /// <returns>The number of records opened.</returns>
+    /// <remarks>
+    /// <para>The same checks as calling <see cref="DecryptRecord"/> once per record, in order. A full-size
+    /// record may be the last one: then <see cref="IsComplete"/> becomes true, and a record after it fails.</para>
+    /// <para>On failure the exception is the one the first bad record would give (its
+    /// <see cref="ContentEncodingException.RecordIndex"/> says which). The records before it verified:
+    /// <see cref="RecordCount"/> has advanced past them, and their plaintext and lengths are in place, so a
+    /// streaming caller may release them. Everything from the bad record on is zeroed.</para>
+    /// </remarks>
+    /// <exception cref="ContentEncodingCorruptedException">A record's tag does not verify, its padding or
+    /// delimiter is invalid, or a record follows the last one.</exception>
+    /// <exception cref="ArgumentException"><paramref name="records"/> is not a whole number of records, or
+    /// <paramref name="destination"/> or <paramref name="dataLengths"/> is too short, or the buffers overlap.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxDegreeOfParallelism"/> is less than 1.</exception>
+    /// <exception cref="ObjectDisposedException">The instance has been disposed.</exception>
+    public int DecryptRecords(ReadOnlyMemory<byte> records, Memory<byte> destination, Span<int> dataLengths, int maxDegreeOfParallelism = 1)
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        RecordBatch.Validate(maxDegreeOfParallelism, nameof(maxDegreeOfParallelism));
+        int recordSize = Header.RecordSize;
+        if (records.Length % recordSize != 0)
+        {
+            throw new ArgumentException(Format(ContentEncodingMessages.BatchRecordsLength, records.Length, recordSize), nameof(records));
+        }
+
+        int count = records.Length / recordSize;
+        int stride = recordSize - ContentEncoding.TagSize;
+        long needed = (long)count * stride;
+        if (destination.Length < needed)
+        {
+            throw new ArgumentException(Format(ContentEncodingMessages.DestinationTooShort, needed), nameof(destination));
+        }
+
+        if (dataLengths.Length < count)
+        {
+            throw new ArgumentException(Format(ContentEncodingMessages.BatchLengthsTooShort, dataLengths.Length, count), nameof(dataLengths));
+        }
+
+        if (records.Span.Overlaps(destination.Span))
+        {
+            throw new ArgumentException(ContentEncodingMessages.OverlappingBatch, nameof(destination));
+        }
+
+        if (count == 0)
+        {
+            return 0;
+        }
+
+        long first = RecordCount;
+        if (IsComplete)
+        {
+            throw new ContentEncodingCorruptedException(Format(ContentEncodingMessages.RecordAfterLast, first - 1), first - 1);
+        }
+
+        int workers = RecordBatch.Workers(count, maxDegreeOfParallelism);
+        for (int worker = 1; worker < workers; worker++)
+        {
+            _cipher.ForWorker(worker);
+        }
+
+        // Each worker writes only its own records' entries: the delimiter position, or a negative
+        // outcome (see Open). Spans cannot cross threads, hence a pooled array.
+        int[] outcomes = ArrayPool<int>.Shared.Rent(count);
+        try
+        {
+            RecordBatch.Run(count, workers, (Cipher: _cipher, Records: records, Destination: destination, Outcomes: outcomes, First: first, RecordSize: recordSize, Stride: stride),
+                static (batch, worker, start, end) =>
+                {
+                    RecordCipher cipher = batch.Cipher.ForWorker(worker);
+                    ReadOnlySpan<byte> records = batch.Records.Span;
+                    Span<byte> destination = batch.Destination.Span;
+                    for (int i = start; i < end; i++)
+                    {
+                        batch.Outcomes[i] = Open(cipher, batch.First + i, records.Slice(i * batch.RecordSize, batch.RecordSize), destination.Slice(i * batch.Stride, batch.Stride));
+                    }
+                });
+
+            // In order, as DecryptRecord would have met them: the first failure wins, and a record after
+            // the last is one. Records before it are released; it and everything after are zeroed.
+            Span<byte> plaintexts = destination.Span[..(int)needed];
+            int released = count;
+            bool sawLast = false;
+            ContentEncodingException? error = null;
+            for (int i = 0; i < count; i++)
+            {
+                int outcome = outcomes[i];
+                if (outcome < 0)
+                {
+                    error = Error(outcome, first + i);
+                    released = i;
+                    break;
+                }
+
+                dataLengths[i] = outcome;
+                sawLast = plaintexts[(i * stride) + outcome] == 2;
+                if (sawLast && i < count - 1)
+                {
+                    error = new ContentEncodingCorruptedException(Format(ContentEncodingMessages.RecordAfterLast, first + i), first + i);
+                    released = i + 1;
+                    break;
+                }
+            }
+
+            for (int i = 0; i < released; i++)
+            {
+                // The delimiter and padding: the plaintext beyond the data reads as zeros.
+                plaintexts[((i * stride) + outcomes[i])..((i + 1) * stride)].Clear();
+            }
+
+            CryptographicOperations.ZeroMemory(plaintexts[(released * stride)..]);
+            RecordCount = first + released;
+            IsComplete = sawLast;
+            if (error is not null)
+            {
+                throw error;
+            }
+
+            return count;
+        }
+        finally
+        {
+            ArrayPool<int>.Shared.Return(outcomes);
+        }
     }
 
     /// <summary>Checks, at the end of the body, that its last record has been opened.</summary>
@@ -145,6 +273,46 @@ public sealed class ContentDecryptor : IDisposable
             _cipher.Dispose();
         }
     }
+
+    // Open's outcomes other than a delimiter position.
+    private const int AuthenticationFailed = -1;
+    private const int NoDelimiter = -2;
+    private const int BadDelimiterBase = -1000;
+
+    /// <summary>Opens one record into <paramref name="plaintext"/> (record length − 16 bytes) and finds its
+    /// delimiter, the last non-zero byte. Returns its position if it is 0x01 or 0x02 (the padding is not
+    /// cleared yet), otherwise a negative outcome for <see cref="Error"/>, with the plaintext zeroed.</summary>
+    private static int Open(RecordCipher cipher, long index, ReadOnlySpan<byte> record, Span<byte> plaintext)
+    {
+        int length = record.Length - ContentEncoding.TagSize;
+        plaintext = plaintext[..length];
+        if (!cipher.Open(index, record[..length], record[length..], plaintext))
+        {
+            return AuthenticationFailed;
+        }
+
+        int delimiterAt = plaintext.LastIndexOfAnyExcept((byte)0);
+        if (delimiterAt < 0)
+        {
+            return NoDelimiter;
+        }
+
+        byte delimiter = plaintext[delimiterAt];
+        if (delimiter is 1 or 2)
+        {
+            return delimiterAt;
+        }
+
+        CryptographicOperations.ZeroMemory(plaintext);
+        return BadDelimiterBase - delimiter;
+    }
+
+    private static ContentEncodingCorruptedException Error(int outcome, long index) => outcome switch
+    {
+        AuthenticationFailed => new ContentEncodingCorruptedException(Format(ContentEncodingMessages.RecordAuthenticationFailed, index), index),
+        NoDelimiter => new ContentEncodingCorruptedException(Format(ContentEncodingMessages.NoDelimiter, index), index),
+        _ => new ContentEncodingCorruptedException(Format(ContentEncodingMessages.BadDelimiter, index, (byte)(BadDelimiterBase - outcome)), index),
+    };
 
     private static string Format(string format, params object[] arguments) => string.Format(CultureInfo.InvariantCulture, format, arguments);
 }

@@ -28,5 +28,9 @@ internal static class ContentEncodingMessages
     public const string DestinationTooShort = "The destination is too short: {0} bytes are needed.";
     public const string RecordLongerThanRecordSize = "The record is longer than the record size.";
     public const string OverlappingRecord = "The data and the destination overlap other than starting at the same place.";
+    public const string BatchDataLength = "The data ({0} bytes) must be a whole number of records' content of {1} bytes each.";
+    public const string BatchRecordsLength = "The records ({0} bytes) must be a whole number of records of {1} bytes each.";
+    public const string BatchLengthsTooShort = "The lengths span holds {0} entries; the batch has {1} records.";
+    public const string OverlappingBatch = "The input and the destination of a batch must not overlap.";
     public const string Padding = "The padding length must not be negative.";
 }

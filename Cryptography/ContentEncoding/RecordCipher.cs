@@ -86,19 +86,71 @@ internal abstract class RecordCipher : IDisposable
         return Open(nonce, ciphertext, tag, plaintext);
     }
 
+    /// <summary>
+    /// The cipher worker <paramref name="worker"/> of a parallel batch uses: this one where the AEAD is
+    /// safe for concurrent use (AES-GCM-SIV), otherwise a sibling with its own AEAD instance (AES-GCM),
+    /// made on first use and disposed with this one. Call it on one thread, before the workers start.
+    /// </summary>
+    public virtual RecordCipher ForWorker(int worker) => this;
+
     public virtual void Dispose() => CryptographicOperations.ZeroMemory(_nonceBase);
 
     protected abstract void Seal(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag);
 
     protected abstract bool Open(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext);
 
-    private sealed class AesGcmRecordCipher(ReadOnlySpan<byte> key) : RecordCipher
+    private sealed class AesGcmRecordCipher : RecordCipher
     {
-        private readonly AesGcm _aead = new(key, ContentEncoding.TagSize);
+        private readonly AesGcm _aead;
+
+        // .NET's AesGcm is not safe for concurrent calls, so parallel batches give each worker its own
+        // instance. Making one later needs the key: it is kept in a pinned array (no GC copies) and
+        // wiped by Dispose, as AesGcm keeps its own copy in native memory until disposed.
+        private readonly byte[] _key;
+        private AesGcmRecordCipher?[]? _siblings;
+
+        public AesGcmRecordCipher(ReadOnlySpan<byte> key)
+        {
+            _aead = new AesGcm(key, ContentEncoding.TagSize);
+            _key = GC.AllocateArray<byte>(key.Length, pinned: true);
+            key.CopyTo(_key);
+        }
+
+        public override RecordCipher ForWorker(int worker)
+        {
+            if (worker == 0)
+            {
+                return this;
+            }
+
+            _siblings ??= new AesGcmRecordCipher?[Math.Max(worker + 1, Environment.ProcessorCount)];
+            if (worker >= _siblings.Length)
+            {
+                Array.Resize(ref _siblings, worker + 1);
+            }
+
+            if (_siblings[worker] is not { } sibling)
+            {
+                sibling = new AesGcmRecordCipher(_key);
+                _nonceBase.CopyTo(sibling._nonceBase);
+                _siblings[worker] = sibling;
+            }
+
+            return sibling;
+        }
 
         public override void Dispose()
         {
             _aead.Dispose();
+            CryptographicOperations.ZeroMemory(_key);
+            if (_siblings is { } siblings)
+            {
+                foreach (AesGcmRecordCipher? sibling in siblings)
+                {
+                    sibling?.Dispose();
+                }
+            }
+
             base.Dispose();
         }
 
