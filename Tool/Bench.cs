@@ -2,7 +2,9 @@
 // file commands use, at a given coding and record size, for comparison with the file commands
 // (docs/tool.md). Encrypt: ContentEncryptingStream writing into Stream.Null, fed 1 MiB writes from
 // memory. Decrypt: ContentDecryptingStream reading a body held in memory (a 64 MiB body, decoded as
-// many times as it takes) into a 1 MiB buffer. No file, no pipe: what is left is the record layer.
+// many times as it takes) into a 1 MiB buffer. No file, no pipe: what is left is the record layer,
+// on one thread. With --threads, it also measures the batch calls the tool uses (EncryptRecords /
+// DecryptRecords on that many threads, batches as the tool makes them), memory to memory.
 
 using System;
 using System.CommandLine;
@@ -22,16 +24,24 @@ internal static class Bench
         Option<string> coding = Cli.Coding();
         var recordSize = new Option<int>("--record-size", "-r") { DefaultValueFactory = _ => ContentEncoding.DefaultRecordSize };
         var size = new Option<long>("--size") { Description = "Bytes of content per measurement.", DefaultValueFactory = _ => 1L << 30 };
+        var threads = new Option<int>("--threads", "-t") { Description = "Also measure the batch calls on this many threads (0: do not)." };
         var command = new Command("bench", "Measures the record layer's in-memory throughput (for docs/tool.md).")
         {
             coding,
             recordSize,
             size,
+            threads,
         };
         command.Hidden = true;
         command.SetAction(result =>
         {
-            Run(Cli.ParseCoding(result.GetRequiredValue(coding)), result.GetValue(recordSize), result.GetValue(size));
+            ContentCoding parsed = Cli.ParseCoding(result.GetRequiredValue(coding));
+            Run(parsed, result.GetValue(recordSize), result.GetValue(size));
+            if (result.GetValue(threads) is > 0 and int count)
+            {
+                RunBatches(parsed, result.GetValue(recordSize), result.GetValue(size), count);
+            }
+
             return ExitCodes.Success;
         });
         return command;
@@ -40,7 +50,7 @@ internal static class Bench
     private static void Run(ContentCoding coding, int recordSize, long size)
     {
         byte[] key = RandomNumberGenerator.GetBytes(32);
-        byte[] buffer = RandomNumberGenerator.GetBytes(FileCommands.BufferSize);
+        byte[] buffer = RandomNumberGenerator.GetBytes(1 << 20);
         string name = ContentEncoding.GetName(coding);
 
         var stopwatch = Stopwatch.StartNew();
@@ -71,6 +81,40 @@ internal static class Bench
         }
 
         Report("decrypt", name, recordSize, decrypted, stopwatch.Elapsed);
+    }
+
+    private static void RunBatches(ContentCoding coding, int recordSize, long size, int threads)
+    {
+        byte[] key = RandomNumberGenerator.GetBytes(32);
+        string name = ContentEncoding.GetName(coding);
+        int records = FileCommands.RecordsPerBatch(recordSize);
+        using var encryptor = new ContentEncryptor(key, coding, recordSize);
+        byte[] data = RandomNumberGenerator.GetBytes(records * encryptor.MaxRecordDataLength);
+        byte[] sealedBatch = new byte[records * recordSize];
+
+        var stopwatch = Stopwatch.StartNew();
+        long done = 0;
+        for (; done < size; done += data.Length)
+        {
+            encryptor.EncryptRecords(data, sealedBatch, threads);
+        }
+
+        Report(FormattableString.Invariant($"encrypt-batch threads={threads}"), name, recordSize, done, stopwatch.Elapsed);
+
+        // Decrypt a batch sealed from the start of a body, with a fresh decryptor each time.
+        using var first = new ContentEncryptor(key, coding, recordSize);
+        first.EncryptRecords(data, sealedBatch, threads);
+        byte[] plaintexts = new byte[records * (recordSize - ContentEncoding.TagSize)];
+        int[] lengths = new int[records];
+        stopwatch.Restart();
+        done = 0;
+        for (; done < size; done += data.Length)
+        {
+            using var decryptor = new ContentDecryptor(first.Header, key, coding);
+            decryptor.DecryptRecords(sealedBatch, plaintexts, lengths, threads);
+        }
+
+        Report(FormattableString.Invariant($"decrypt-batch threads={threads}"), name, recordSize, done, stopwatch.Elapsed);
     }
 
     private static void Report(string operation, string coding, int recordSize, long bytes, TimeSpan elapsed) =>

@@ -125,6 +125,7 @@ internal static class Cli
                 result.AddError("--key-id must be at most 255 bytes in UTF-8.");
             }
         });
+        Option<int> threads = Threads();
         Argument<string> input = Input();
         Argument<string> output = Output();
         Option<bool> force = Force("Replace an existing OUTPUT file.");
@@ -135,6 +136,7 @@ internal static class Cli
             coding,
             recordSize,
             keyId,
+            threads,
             force,
             input,
             output,
@@ -144,6 +146,7 @@ internal static class Cli
             ParseCoding(result.GetRequiredValue(coding)),
             result.GetValue(recordSize),
             result.GetValue(keyId),
+            result.GetValue(threads),
             result.GetRequiredValue(input),
             result.GetRequiredValue(output),
             result.GetValue(force),
@@ -155,6 +158,7 @@ internal static class Cli
     {
         Option<string> key = Key();
         Option<string> coding = Coding();
+        Option<int> threads = Threads();
         Argument<string> input = Input();
         Argument<string> output = Output();
         Option<bool> force = Force("Replace an existing OUTPUT file.");
@@ -164,6 +168,7 @@ internal static class Cli
         {
             key,
             coding,
+            threads,
             force,
             input,
             output,
@@ -171,6 +176,7 @@ internal static class Cli
         command.SetAction(result => Run(Interrupt.Token, () => FileCommands.Decrypt(
             result.GetRequiredValue(key),
             ParseCoding(result.GetRequiredValue(coding)),
+            result.GetValue(threads),
             result.GetRequiredValue(input),
             result.GetRequiredValue(output),
             result.GetValue(force),
@@ -199,6 +205,25 @@ internal static class Cli
         Required = true,
         HelpName = "KEYFILE",
     };
+
+    private static Option<int> Threads()
+    {
+        var threads = new Option<int>("--threads", "-t")
+        {
+            Description = "How many threads seal or open records at once; 1 uses one core. Default: the number of processors.",
+            DefaultValueFactory = _ => Environment.ProcessorCount,
+            HelpName = "N",
+        };
+        threads.Validators.Add(result =>
+        {
+            int value = result.GetValueOrDefault<int>();
+            if (value is < 1 or > 256)
+            {
+                result.AddError(FormattableString.Invariant($"--threads must be between 1 and 256, not {value}."));
+            }
+        });
+        return threads;
+    }
 
     private static Option<bool> Force(string description) => new("--force", "-f") { Description = description };
 

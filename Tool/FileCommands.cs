@@ -1,11 +1,13 @@
-// encrypt and decrypt: a copy loop between the input and the output through the library's
-// ContentEncryptingStream / ContentDecryptingStream, in constant memory.
+// encrypt and decrypt: a loop over batches of records between the input and the output, in constant
+// memory. Each batch is sealed or opened on up to --threads threads with the library's
+// ContentEncryptor.EncryptRecords / ContentDecryptor.DecryptRecords, while the next batch is read and
+// the previous one written (Overlap.cs).
 //
 // Safety on failure: a file output is an OutputFile (written under a temporary name, renamed into
 // place only after the last record was written or verified, deleted otherwise). On standard output,
-// decrypt writes a record's data only after the record verified (the decrypting stream releases
-// nothing else), and a failure exits non-zero; encrypt aborts the body, so that a decoder sees it
-// truncated rather than complete.
+// decrypt writes a record's data only after the record verified (and a record marked as the last only
+// once nothing follows it), and a failure exits non-zero; encrypt writes the last record only at the
+// end, so that after a failure a decoder sees the body truncated rather than complete.
 
 using System;
 using System.Globalization;
@@ -17,45 +19,34 @@ namespace Cryptography.Tool;
 
 internal static class FileCommands
 {
-    /// <summary>The copy buffer: large, so that each read and write moves many records at once, and
-    /// larger than the default record's plaintext, so that a record decrypts straight into it.</summary>
-    public const int BufferSize = 1 << 20;
+    /// <summary>About how much input a batch of records covers: large, so that each read and write moves
+    /// many records and a batch splits well across threads, yet small beside the 64 MiB memory goal
+    /// (four buffers of it are in use at once). A batch is at least one record.</summary>
+    public const int BatchBytes = 2 << 20;
 
-    public static int Encrypt(string keyPath, ContentCoding coding, int recordSize, string? keyId, string inputPath, string outputPath, bool force, CancellationToken cancellationToken)
+    /// <summary>How many records a batch holds at this record size.</summary>
+    public static int RecordsPerBatch(int recordSize) => Math.Max(1, BatchBytes / recordSize);
+
+    public static int Encrypt(string keyPath, ContentCoding coding, int recordSize, string? keyId, int threads, string inputPath, string outputPath, bool force, CancellationToken cancellationToken)
     {
         byte[] keyIdBytes = keyId is null ? [] : System.Text.Encoding.UTF8.GetBytes(keyId);
         byte[] key = KeyFile.Read(keyPath);
         try
         {
             using Source source = Source.Open(inputPath);
-            using var input = new ReadAheadStream(source, BufferSize);
             using Sink sink = Sink.Open(outputPath, force, mode: null, binaryRefusedOnTerminal: true);
-            using Stream output = Overlapped(sink);
             using CancellationTokenRegistration onCancel = cancellationToken.Register(sink.Discard);
-            var encrypting = new ContentEncryptingStream(output, key, coding, recordSize, keyIdBytes, leaveOpen: true);
-            bool complete = false;
-            try
-            {
-                ProgressDisplay.Run(ProgressDisplay.ShouldShow(sink), "Encrypting", source.KnownLength, report =>
-                    EncryptBlocks(input, encrypting, report, cancellationToken));
+            using var encryptor = new ContentEncryptor(key, coding, recordSize, keyIdBytes);
+            int records = RecordsPerBatch(recordSize);
+            using var input = new ReadAheadStream(source, records * encryptor.MaxRecordDataLength);
+            using var output = new BatchWriter(sink, Math.Max(records * recordSize, encryptor.Header.Length));
+            ProgressDisplay.Run(ProgressDisplay.ShouldShow(sink), "Encrypting", source.KnownLength, report =>
+                EncryptBatches(encryptor, input, output, threads, report, cancellationToken));
 
-                // Writes the last record and flushes `output`, which waits for every write to finish.
-                encrypting.FlushFinalBlock();
-                complete = true;
-            }
-            finally
-            {
-                if (complete)
-                {
-                    encrypting.Dispose();
-                }
-                else
-                {
-                    // No last record: what reached standard output is a truncated body, which every decoder rejects.
-                    encrypting.Abort();
-                }
-            }
-
+            // Only now, with every record written, the file is renamed into place. On failure the last
+            // record (delimiter 0x02) is never written, so what reached standard output is a truncated
+            // body that every decoder rejects.
+            output.Flush();
             cancellationToken.ThrowIfCancellationRequested();
             sink.Commit();
             return ExitCodes.Success;
@@ -66,25 +57,56 @@ internal static class FileCommands
         }
     }
 
-    public static int Decrypt(string keyPath, ContentCoding coding, string inputPath, string outputPath, bool force, CancellationToken cancellationToken)
+    public static int Decrypt(string keyPath, ContentCoding coding, int threads, string inputPath, string outputPath, bool force, CancellationToken cancellationToken)
     {
         byte[] key = KeyFile.Read(keyPath);
         try
         {
             using Source source = Source.Open(inputPath);
-            using var input = new ReadAheadStream(source, BufferSize);
             using Sink sink = Sink.Open(outputPath, force, OutputFile.OwnerOnly, binaryRefusedOnTerminal: false);
-            using Stream output = Overlapped(sink);
             using CancellationTokenRegistration onCancel = cancellationToken.Register(sink.Discard);
-            using var decrypting = new ContentDecryptingStream(input, key, coding, leaveOpen: true);
+            ContentEncodingHeader header;
             try
             {
-                ProgressDisplay.Run(ProgressDisplay.ShouldShow(sink), "Decrypting", source.KnownLength, report =>
-                    Pump(decrypting, output, input, report, cancellationToken));
+                header = ReadHeader(source);
             }
             catch (ContentEncodingException exception)
             {
-                throw new ToolException(ExitCodes.Data, DescribeFailure(exception, decrypting.Header, source.Name, input.BytesConsumed, sink), exception);
+                throw new ToolException(ExitCodes.Data, DescribeFailure(exception, null, source.Name, 0, sink), exception);
+            }
+
+            using var decryptor = new ContentDecryptor(header, key, coding);
+            int records = RecordsPerBatch(header.RecordSize);
+            using var input = new ReadAheadStream(source, records * header.RecordSize);
+            using var output = new BatchWriter(sink, records * (header.RecordSize - ContentEncoding.TagSize));
+            long bytesRead = header.Length;
+            try
+            {
+                ProgressDisplay.Run(ProgressDisplay.ShouldShow(sink), "Decrypting", source.KnownLength, report =>
+                    DecryptBatches(decryptor, input, output, threads, ref bytesRead, report, cancellationToken));
+                decryptor.Complete();
+            }
+            catch (ContentEncodingException exception)
+            {
+                // What verified before the failure goes out first (on standard output it may be used, and
+                // the message counts it); a file output is deleted anyway.
+                try
+                {
+                    output.Flush();
+                }
+                catch (ToolException)
+                {
+                    // The data error is the one to report.
+                }
+
+                // Where the failure is: a bad full record ends at its record boundary; a record after the
+                // last one, a short final record and a missing last record are at the end of what was read.
+                if (exception.RecordIndex is { } index && decryptor.RecordCount <= index)
+                {
+                    bytesRead = Math.Min(bytesRead, header.Length + ((index + 1) * header.RecordSize));
+                }
+
+                throw new ToolException(ExitCodes.Data, DescribeFailure(exception, header, source.Name, bytesRead, sink), exception);
             }
 
             output.Flush();
@@ -98,49 +120,41 @@ internal static class FileCommands
         }
     }
 
-    /// <summary>A file output is written behind the copy loop, overlapping the disk with the cryptography.
-    /// Standard output is written directly: each verified record goes out as soon as it is verified.</summary>
-    private static Stream Overlapped(Sink sink) => sink.IsStandardOutput ? new UndisposedStream(sink) : new WriteBehindStream(sink, BufferSize);
-
-    /// <summary>Feeds the input's blocks, where they were read to, to the encrypting stream, reporting
-    /// the input bytes consumed to <paramref name="report"/> at most ten times a second.</summary>
-    private static void EncryptBlocks(ReadAheadStream input, ContentEncryptingStream encrypting, Action<long>? report, CancellationToken cancellationToken)
+    /// <summary>Seals the input batch by batch. A record is sealed only once data is known to follow it,
+    /// so each block's final piece waits (in <c>carry</c>) for the next block, or for the end of the input,
+    /// when it becomes the last record.</summary>
+    private static void EncryptBatches(ContentEncryptor encryptor, ReadAheadStream input, BatchWriter output, int threads, Action<long>? report, CancellationToken cancellationToken)
     {
-        long nextReport = Environment.TickCount64 + ProgressDisplay.IntervalMilliseconds;
-        ReadOnlyMemory<byte> block;
-        while (!(block = input.ReadBlock()).IsEmpty)
-        {
-            cancellationToken.ThrowIfCancellationRequested();
-            encrypting.Write(block.Span);
-            if (report is not null && Environment.TickCount64 >= nextReport)
-            {
-                report(input.BytesConsumed);
-                nextReport = Environment.TickCount64 + ProgressDisplay.IntervalMilliseconds;
-            }
-        }
-
-        cancellationToken.ThrowIfCancellationRequested();
-    }
-
-    /// <summary>Copies <paramref name="from"/> to <paramref name="to"/> in blocks of <see cref="BufferSize"/>,
-    /// reporting the input bytes consumed to <paramref name="report"/> at most ten times a second.</summary>
-    private static void Pump(Stream from, Stream to, ReadAheadStream input, Action<long>? report, CancellationToken cancellationToken)
-    {
-        if (to is WriteBehindStream behind)
-        {
-            PumpInto(from, behind, input, report, cancellationToken);
-            return;
-        }
-
-        byte[] buffer = GC.AllocateUninitializedArray<byte>(BufferSize, pinned: true);
+        int maxData = encryptor.MaxRecordDataLength;
+        byte[] carry = new byte[maxData];
+        int carried = 0;
+        bool carrying = false;
         try
         {
+            output.Append(0, encryptor.Header.WriteTo(output.Buffer.Span));
+            output.Submit();
+
             long nextReport = Environment.TickCount64 + ProgressDisplay.IntervalMilliseconds;
-            int read;
-            while ((read = from.Read(buffer)) > 0)
+            ReadOnlyMemory<byte> block;
+            while (!(block = input.ReadBlock()).IsEmpty)
             {
                 cancellationToken.ThrowIfCancellationRequested();
-                to.Write(buffer, 0, read);
+                Memory<byte> buffer = output.Buffer;
+                int written = 0;
+                if (carrying)
+                {
+                    // Full (a short block only comes last), and more data follows: not the last record.
+                    written = encryptor.EncryptRecord(carry.AsSpan(0, carried), buffer.Span, isLastRecord: false);
+                }
+
+                // Every whole piece but the block's final one is followed by data in this block.
+                int sealNow = (block.Length - 1) / maxData * maxData;
+                written += encryptor.EncryptRecords(block[..sealNow], buffer[written..], threads);
+                block[sealNow..].CopyTo(carry);
+                carried = block.Length - sealNow;
+                carrying = true;
+                output.Append(0, written);
+                output.Submit();
                 if (report is not null && Environment.TickCount64 >= nextReport)
                 {
                     report(input.BytesConsumed);
@@ -149,23 +163,75 @@ internal static class FileCommands
             }
 
             cancellationToken.ThrowIfCancellationRequested();
+            output.Append(0, encryptor.EncryptRecord(carry.AsSpan(0, carried), output.Buffer.Span, isLastRecord: true));
         }
         finally
         {
-            // For decrypt the buffer held content: wipe it.
-            CryptographicOperations.ZeroMemory(buffer);
+            CryptographicOperations.ZeroMemory(carry);
         }
     }
 
-    /// <summary>As <see cref="Pump"/>, but reading straight into the write-behind's block: one copy fewer.</summary>
-    private static void PumpInto(Stream from, WriteBehindStream to, ReadAheadStream input, Action<long>? report, CancellationToken cancellationToken)
+    /// <summary>Opens the input batch by batch. A record marked as the last is held back until the input
+    /// is known to end after it: data after the last record fails, and then that record is not released.</summary>
+    private static void DecryptBatches(ContentDecryptor decryptor, ReadAheadStream input, BatchWriter output, int threads, ref long bytesRead, Action<long>? report, CancellationToken cancellationToken)
     {
+        int recordSize = decryptor.Header.RecordSize;
+        int stride = recordSize - ContentEncoding.TagSize;
+        int[] lengths = new int[RecordsPerBatch(recordSize)];
         long nextReport = Environment.TickCount64 + ProgressDisplay.IntervalMilliseconds;
-        int read;
-        while ((read = from.Read(to.FreeSpace)) > 0)
+        ReadOnlyMemory<byte> block = input.ReadBlock();
+        while (!block.IsEmpty)
         {
             cancellationToken.ThrowIfCancellationRequested();
-            to.Advance(read);
+            bytesRead += block.Length;
+            Memory<byte> buffer = output.Buffer;
+            if (decryptor.IsComplete)
+            {
+                // Data after the record marked as the last, which was therefore held back: this fails.
+                decryptor.DecryptRecord(block.Span[..Math.Min(block.Length, recordSize)], buffer.Span, out _);
+            }
+
+            int count = block.Length / recordSize;
+            long first = decryptor.RecordCount;
+            try
+            {
+                decryptor.DecryptRecords(block[..(count * recordSize)], buffer, lengths, threads);
+            }
+            catch (ContentEncodingException)
+            {
+                // Release the records that verified before the bad one, except one marked as the last.
+                int verified = (int)(decryptor.RecordCount - first) - (decryptor.IsComplete ? 1 : 0);
+                for (int i = 0; i < verified; i++)
+                {
+                    output.Append(i * stride, lengths[i]);
+                }
+
+                throw;
+            }
+
+            int released = decryptor.IsComplete ? count - 1 : count;
+            for (int i = 0; i < released; i++)
+            {
+                output.Append(i * stride, lengths[i]);
+            }
+
+            (int Start, int Length) last = decryptor.IsComplete ? ((count - 1) * stride, lengths[count - 1]) : default;
+            if (block.Length > count * recordSize)
+            {
+                // A short block ends the input, so this is the final record: it must be marked as the last.
+                ReadOnlySpan<byte> record = block.Span[(count * recordSize)..];
+                int length = decryptor.DecryptRecord(record, buffer.Span[(count * stride)..], out _);
+                last = (count * stride, length);
+            }
+
+            ReadOnlyMemory<byte> next = input.ReadBlock();
+            if (decryptor.IsComplete && next.IsEmpty)
+            {
+                output.Append(last.Start, last.Length);
+            }
+
+            output.Submit();
+            block = next;
             if (report is not null && Environment.TickCount64 >= nextReport)
             {
                 report(input.BytesConsumed);
@@ -174,6 +240,19 @@ internal static class FileCommands
         }
 
         cancellationToken.ThrowIfCancellationRequested();
+    }
+
+    /// <summary>Reads the header: its 21 fixed bytes, then the key id they announce.</summary>
+    private static ContentEncodingHeader ReadHeader(Source source)
+    {
+        Span<byte> header = stackalloc byte[ContentEncodingHeader.FixedLength + 255];
+        int read = source.ReadAtLeast(header[..ContentEncodingHeader.FixedLength], ContentEncodingHeader.FixedLength, throwOnEndOfStream: false);
+        if (ContentEncodingHeader.TryGetLength(header[..read], out int length) && length > read)
+        {
+            read += source.ReadAtLeast(header[read..length], length - read, throwOnEndOfStream: false);
+        }
+
+        return ContentEncodingHeader.Parse(header[..read]);
     }
 
     /// <summary>Says what went wrong and where: the byte offset in the input, the record, and what
@@ -230,34 +309,4 @@ internal static class FileCommands
     }
 
     private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
-}
-
-/// <summary>Passes writes to a stream that someone else disposes.</summary>
-internal sealed class UndisposedStream(Stream inner) : Stream
-{
-    public override bool CanRead => false;
-
-    public override bool CanSeek => false;
-
-    public override bool CanWrite => true;
-
-    public override long Length => throw new NotSupportedException();
-
-    public override long Position
-    {
-        get => throw new NotSupportedException();
-        set => throw new NotSupportedException();
-    }
-
-    public override void Write(ReadOnlySpan<byte> buffer) => inner.Write(buffer);
-
-    public override void Write(byte[] buffer, int offset, int count) => inner.Write(buffer, offset, count);
-
-    public override void Flush() => inner.Flush();
-
-    public override int Read(byte[] buffer, int offset, int count) => throw new NotSupportedException();
-
-    public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-
-    public override void SetLength(long value) => throw new NotSupportedException();
 }

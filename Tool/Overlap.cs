@@ -1,17 +1,19 @@
-// Overlapping the file I/O with the cryptography: on two cores, reading the next block and writing
-// the previous one cost no time while the current one is encrypted or decrypted. Each side has two
-// buffers: the one the copy loop works on, and the one a thread-pool task is reading into or writing
-// from. Errors surface on the copy loop's thread, at the next call. Memory: 2 x 1 MiB per side.
+// Overlapping the file I/O with the cryptography. The copy loop works on one batch of records while
+// a thread-pool task reads the next batch (ReadAheadStream) and another writes the previous one
+// (BatchWriter). Each side has two buffers: the one the loop works on and the one a task is
+// reading into or writing from. Errors surface on the loop's thread, at the next call.
 
 using System;
+using System.Collections.Generic;
 using System.IO;
 using System.Security.Cryptography;
 using System.Threading.Tasks;
 
 namespace Cryptography.Tool;
 
-/// <summary>Reads the next block of the inner stream while the caller consumes the current one. A read
-/// returns as soon as the inner stream returns anything, so a pipe's data is not held back.</summary>
+/// <summary>Reads the input in blocks of a fixed size, each read in full (only the last block is
+/// shorter), so that blocks line up with records; the next block is read while the caller works on the
+/// current one.</summary>
 internal sealed class ReadAheadStream : ReadOnlyForwardStream
 {
     private readonly Stream _inner;
@@ -21,15 +23,15 @@ internal sealed class ReadAheadStream : ReadOnlyForwardStream
     private int _length;
     private Task<int>? _pending;
 
-    public ReadAheadStream(Stream inner, int bufferSize)
+    public ReadAheadStream(Stream inner, int blockSize)
     {
         _inner = inner;
-        _current = GC.AllocateUninitializedArray<byte>(bufferSize);
-        _next = GC.AllocateUninitializedArray<byte>(bufferSize);
+        _current = GC.AllocateUninitializedArray<byte>(blockSize);
+        _next = GC.AllocateUninitializedArray<byte>(blockSize);
         _pending = StartRead(_next);
     }
 
-    /// <summary>How many bytes the caller has read: where the caller is in the input.</summary>
+    /// <summary>How many bytes the caller has taken: where the caller is in the input.</summary>
     public long BytesConsumed { get; private set; }
 
     public override int Read(Span<byte> buffer)
@@ -46,8 +48,8 @@ internal sealed class ReadAheadStream : ReadOnlyForwardStream
         return count;
     }
 
-    /// <summary>Returns the rest of the current block where it was read to, without a copy: valid until
-    /// the next call. Empty at the end of the input.</summary>
+    /// <summary>Returns the next block (or the rest of the current one) where it was read to, without a
+    /// copy: valid until the next call. Every block but the last is full. Empty at the end of the input.</summary>
     public ReadOnlyMemory<byte> ReadBlock()
     {
         if (!Fill())
@@ -63,13 +65,24 @@ internal sealed class ReadAheadStream : ReadOnlyForwardStream
 
     protected override void Dispose(bool disposing)
     {
-        // A read still under way (a pipe that has not ended) is left to finish on its own: the inner
-        // stream belongs to the caller, and the buffers hold input, not secrets.
-        _pending = null;
+        if (disposing)
+        {
+            // The blocks may hold plaintext (encrypt's input): wipe them. A read still under way (a pipe
+            // that has not ended) is left to finish on its own, and its buffer is not touched under it.
+            CryptographicOperations.ZeroMemory(_current);
+            if (_pending is null || _pending.IsCompleted)
+            {
+                CryptographicOperations.ZeroMemory(_next);
+            }
+
+            _pending = null;
+        }
+
         base.Dispose(disposing);
     }
 
-    private Task<int> StartRead(byte[] buffer) => Task.Run(() => _inner.Read(buffer, 0, buffer.Length));
+    // Fills the buffer unless the input ends first: a pipe's short reads are gathered into a full block.
+    private Task<int> StartRead(byte[] buffer) => Task.Run(() => _inner.ReadAtLeast(buffer, buffer.Length, throwOnEndOfStream: false));
 
     // Makes data available in _current; false at the end of the input.
     private bool Fill()
@@ -85,103 +98,93 @@ internal sealed class ReadAheadStream : ReadOnlyForwardStream
         }
 
         // The read into _next is the only one under way; once it is done, _current (which the caller
-        // has finished with) is free for the next one.
+        // has finished with) is free for the next one. A short block means the input has ended.
         _length = _pending.GetAwaiter().GetResult();
         _position = 0;
         (_current, _next) = (_next, _current);
-        _pending = _length == 0 ? null : StartRead(_next);
+        _pending = _length == _current.Length ? StartRead(_next) : null;
         return _length > 0;
     }
 }
 
-/// <summary>Writes a full block to the inner stream while the caller fills the next one. Flush waits
-/// for everything to be written; an inner write's error is thrown by the next Write or Flush.</summary>
-internal sealed class WriteBehindStream : WriteOnlyForwardStream
+/// <summary>Collects a batch of output in <see cref="Buffer"/> as a list of pieces (<see cref="Append"/>),
+/// then writes it from a thread-pool task (<see cref="Submit"/>) while the caller fills the other buffer.
+/// The pieces let decrypt write each record's data where it was decrypted, with no copy to close the
+/// gaps. The buffers are wiped on dispose: they hold the content.</summary>
+internal sealed class BatchWriter : IDisposable
 {
-    private readonly Stream _inner;
+    private readonly Sink _sink;
     private byte[] _filling;
     private byte[] _spare;
-    private int _count;
+    private List<(int Start, int Length)> _pieces = [];
+    private List<(int Start, int Length)> _sparePieces = [];
     private Task _pending = Task.CompletedTask;
 
-    public WriteBehindStream(Stream inner, int bufferSize)
+    public BatchWriter(Sink sink, int capacity)
     {
-        _inner = inner;
-        _filling = GC.AllocateUninitializedArray<byte>(bufferSize);
-        _spare = GC.AllocateUninitializedArray<byte>(bufferSize);
+        _sink = sink;
+        _filling = GC.AllocateUninitializedArray<byte>(capacity);
+        _spare = GC.AllocateUninitializedArray<byte>(capacity);
     }
 
-    public override void Write(ReadOnlySpan<byte> buffer)
+    /// <summary>The buffer to fill with the next batch; it changes at each <see cref="Submit"/>.</summary>
+    public Memory<byte> Buffer => _filling;
+
+    /// <summary>Adds <paramref name="length"/> bytes of <see cref="Buffer"/> at <paramref name="start"/> to the batch.</summary>
+    public void Append(int start, int length)
     {
-        while (!buffer.IsEmpty)
+        if (length > 0)
         {
-            int take = Math.Min(_filling.Length - _count, buffer.Length);
-            buffer[..take].CopyTo(_filling.AsSpan(_count));
-            _count += take;
-            buffer = buffer[take..];
-            if (_count == _filling.Length)
-            {
-                HandOff();
-            }
+            _pieces.Add((start, length));
         }
     }
 
-    /// <summary>The free part of the block being filled, for a producer that writes into it directly
-    /// (then calls <see cref="Advance"/>): one copy fewer than <see cref="Write(ReadOnlySpan{byte})"/>.</summary>
-    public Span<byte> FreeSpace => _filling.AsSpan(_count);
-
-    /// <summary>Takes <paramref name="count"/> bytes written into <see cref="FreeSpace"/>.</summary>
-    public void Advance(int count)
-    {
-        ArgumentOutOfRangeException.ThrowIfGreaterThan(count, _filling.Length - _count);
-        _count += count;
-        if (_count == _filling.Length)
-        {
-            HandOff();
-        }
-    }
-
-    public override void Flush()
-    {
-        if (_count > 0)
-        {
-            HandOff();
-        }
-
-        _pending.GetAwaiter().GetResult();
-        _inner.Flush();
-    }
-
-    protected override void Dispose(bool disposing)
-    {
-        if (disposing)
-        {
-            // Unflushed data is dropped (a failure brought us here); wait for the write under way, so
-            // that the file can be closed and deleted, and wipe both buffers: they held the content.
-            try
-            {
-                _pending.GetAwaiter().GetResult();
-            }
-            catch (Exception exception) when (exception is ToolException || Errors.IsFileError(exception))
-            {
-                // The failure that brought us here is the one to report.
-            }
-
-            CryptographicOperations.ZeroMemory(_filling);
-            CryptographicOperations.ZeroMemory(_spare);
-        }
-
-        base.Dispose(disposing);
-    }
-
-    // Waits for the previous block's write (which frees _spare), then writes the full block from a task.
-    private void HandOff()
+    /// <summary>Waits for the previous batch to be written (throwing its error, if any), then starts
+    /// writing this one.</summary>
+    public void Submit()
     {
         _pending.GetAwaiter().GetResult();
+        if (_pieces.Count == 0)
+        {
+            return;
+        }
+
         byte[] full = _filling;
-        int count = _count;
+        List<(int Start, int Length)> pieces = _pieces;
         (_filling, _spare) = (_spare, full);
-        _count = 0;
-        _pending = Task.Run(() => _inner.Write(full, 0, count));
+        (_pieces, _sparePieces) = (_sparePieces, pieces);
+        _pieces.Clear();
+        _pending = Task.Run(() =>
+        {
+            foreach ((int start, int length) in pieces)
+            {
+                _sink.Write(full.AsSpan(start, length));
+            }
+        });
+    }
+
+    /// <summary>Writes what was appended and waits until everything has been written.</summary>
+    public void Flush()
+    {
+        Submit();
+        _pending.GetAwaiter().GetResult();
+        _sink.Flush();
+    }
+
+    public void Dispose()
+    {
+        // Unsubmitted pieces are dropped (a failure brought us here); wait for the write under way, so
+        // that the file can be closed and deleted, then wipe both buffers.
+        try
+        {
+            _pending.GetAwaiter().GetResult();
+        }
+        catch (Exception exception) when (exception is ToolException || Errors.IsFileError(exception))
+        {
+            // The failure that brought us here is the one to report.
+        }
+
+        CryptographicOperations.ZeroMemory(_filling);
+        CryptographicOperations.ZeroMemory(_spare);
     }
 }
