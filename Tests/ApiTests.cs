@@ -44,6 +44,28 @@ public class ApiTests
     public void EveryBackendPassesTheStartupSelfTest(AesGcmSivBackend backend) =>
         Assert.That(Cryptography.Internal.Backends.PassesSelfTest(backend), Is.True);
 
+    [TestCase(16)]
+    [TestCase(32)]
+    public void TheSelfTestsKnownAnswersAreThePortableBackendsOutput(int keyLength)
+    {
+        // The self-test compares hardware backends with stored answers instead of running the portable
+        // backend at startup; they must stay what the portable backend (checked against RFC 8452) gives.
+        byte[] key = new byte[keyLength];
+        byte[] nonce = new byte[12];
+        byte[] plaintext = new byte[Cryptography.Internal.Backends.SelfTestPlaintextLength];
+        byte[] associatedData = new byte[200];
+        byte[] full = new byte[32];
+        Cryptography.Internal.Backends.FillPattern(full, 1);
+        full.AsSpan(0, keyLength).CopyTo(key);
+        Cryptography.Internal.Backends.FillPattern(nonce, 2);
+        Cryptography.Internal.Backends.FillPattern(plaintext, 3);
+        Cryptography.Internal.Backends.FillPattern(associatedData, 4);
+        using var portable = new AesGcmSiv(key, AesGcmSivBackend.Portable);
+        byte[] expected = new byte[plaintext.Length + 16];
+        portable.Encrypt(nonce, plaintext, expected.AsSpan(0, plaintext.Length), expected.AsSpan(plaintext.Length), associatedData);
+        Assert.That(expected, Is.EqualTo(Cryptography.Internal.Backends.SelfTestAnswer(keyLength).ToArray()));
+    }
+
     [Test]
     public void DisablingHardwareIntrinsicsLeavesOnlyPortable()
     {
