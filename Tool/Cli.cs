@@ -206,12 +206,17 @@ internal static class Cli
         HelpName = "KEYFILE",
     };
 
+    /// <summary>The default --threads: reading and writing a file keep about one core busy, so the
+    /// cryptography gets the others. On two cores a second cryptography thread only competed with the
+    /// reader (docs/tool.md has the measurements).</summary>
+    internal static int DefaultThreads => Math.Max(1, Environment.ProcessorCount - 1);
+
     private static Option<int> Threads()
     {
         var threads = new Option<int>("--threads", "-t")
         {
-            Description = "How many threads seal or open records at once; 1 uses one core. Default: the number of processors.",
-            DefaultValueFactory = _ => Environment.ProcessorCount,
+            Description = "How many threads seal or open records at once. Default: one fewer than the number of processors (at least 1), leaving a core for reading and writing.",
+            DefaultValueFactory = _ => DefaultThreads,
             HelpName = "N",
         };
         threads.Validators.Add(result =>
