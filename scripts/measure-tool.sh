@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # Measures the aesgcmsiv tool on a 1 GiB file against the library's in-memory throughput at the
 # same record size (the tool's hidden 'bench' command: the library's stream classes, memory to
-# memory, on one thread; it also reports the batch calls the tool uses, on THREADS threads), for
-# docs/tool.md. Each repetition runs, in this order: bench, encrypt file->file, decrypt file->file,
-# encrypt file->/dev/null, decrypt file->/dev/null (all with --threads THREADS), the same two to
-# /dev/null with --threads 1, and dd of the same file with fsync (what the storage alone allows; the
-# tool also fsyncs before its rename). Wall time includes the process start. Peak memory is
-# /usr/bin/time's "Maximum resident set size".
+# memory, on one thread; it also reports the batch calls the tool uses, at the tool's default
+# --threads), for docs/tool.md. The tool is packed and installed as a dotnet tool first, so what is
+# measured is what users run. Each repetition runs, in this order: bench, encrypt file->file, decrypt
+# file->file, encrypt file->/dev/null, decrypt file->/dev/null (at the tool's default --threads), the
+# same two with --threads set to every processor ("-all-cores" rows, when that differs), and dd of
+# the same file with fsync (what the storage alone allows; the tool also fsyncs before its rename).
+# Wall time includes the process start. Peak memory is /usr/bin/time's "Maximum resident set size".
 #
-# Usage: scripts/measure-tool.sh DIR [REPETITIONS] [RECORD_SIZES] [CODING] [THREADS]
+# Usage: scripts/measure-tool.sh DIR [REPETITIONS] [RECORD_SIZES] [CODING]
 #   DIR           where the 1 GiB files go (deleted at the end); e.g. /tmp (disk) or /dev/shm (tmpfs)
 #   REPETITIONS   default 3; the summary gives the median and the range
 #   RECORD_SIZES  default "65536 4096"
 #   CODING        default gcmsiv
-#   THREADS       default: the number of processors (the tool's default)
 # Prints raw lines and a summary table; needs python3 and GNU time (/usr/bin/time).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,14 +21,19 @@ dir=${1:?usage: measure-tool.sh DIR [REPETITIONS] [RECORD_SIZES] [CODING]}
 reps=${2:-3}
 sizes=${3:-65536 4096}
 coding=${4:-gcmsiv}
-threads=${5:-$(nproc)}
+threads=$(( $(nproc) > 1 ? $(nproc) - 1 : 1 ))   # the tool's default --threads
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
 
-dotnet build "$repo/Tool" -c Release --nologo -v q >/dev/null
-tool=(dotnet "$repo/Tool/bin/Release/net10.0/aesgcmsiv.dll")
 work=$(mktemp -d "$dir/aesgcmsiv-measure.XXXXXX")
 raw=$(mktemp)
-trap 'rm -rf "$work" "$raw"' EXIT
+install=$(mktemp -d)
+trap 'rm -rf "$work" "$raw" "$install"' EXIT
+
+# The tool as users get it: packed and installed as a dotnet tool (on x64 Linux, the ReadyToRun package).
+tool_version=$(sed -n 's:.*<Version>\(.*\)</Version>.*:\1:p' "$repo/Tool/Tool.csproj")
+dotnet pack "$repo/Tool" -c Release -o "$install/feed" --nologo -v q >/dev/null
+dotnet tool install --tool-path "$install/tools" --add-source "$install/feed" Cryptography.AesGcmSiv.Tool --version "$tool_version" >/dev/null
+tool=("$install/tools/aesgcmsiv")
 
 head -c 1G /dev/urandom > "$work/plain"
 "${tool[@]}" keygen "$work/key"
@@ -43,20 +48,23 @@ timed() {
 }
 
 echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "tool: $(readlink "$install/tools/aesgcmsiv" | sed 's:.*/tools/net10.0/::')"
 echo "runtime: $(dotnet --list-runtimes | grep NETCore.App | tail -1); commit: $(git -C "$repo" rev-parse --short HEAD); dir: $dir ($(df --output=fstype "$dir" | tail -1)); threads: $threads"
 for rep in $(seq "$reps"); do
   for rs in $sizes; do
     "${tool[@]}" bench --coding "$coding" --record-size "$rs" --size "$bytes" --threads "$threads" | tee "$work/bench"
     # "encrypt in-memory ..." -> encrypt-memory; "encrypt-batch threads=N ..." -> encrypt-batch
     awk -v rs="$rs" '{ name = ($1 ~ /-batch$/) ? $1 : $1 "-memory"; for (i = 1; i <= NF; i++) if ($i ~ /^seconds=/) { split($i, s, "="); print name, rs, s[2], 0 } }' "$work/bench" >> "$raw"
-    timed encrypt-file "$rs" "${tool[@]}" encrypt -t "$threads" -k "$work/key" -c "$coding" -r "$rs" -f "$work/plain" "$work/sealed"
-    timed decrypt-file "$rs" "${tool[@]}" decrypt -t "$threads" -k "$work/key" -c "$coding" -f "$work/sealed" "$work/opened"
+    timed encrypt-file "$rs" "${tool[@]}" encrypt -k "$work/key" -c "$coding" -r "$rs" -f "$work/plain" "$work/sealed"
+    timed decrypt-file "$rs" "${tool[@]}" decrypt -k "$work/key" -c "$coding" -f "$work/sealed" "$work/opened"
     cmp "$work/plain" "$work/opened"
     rm -f "$work/opened"
-    timed encrypt-null "$rs" sh -c '"$@" > /dev/null' sh "${tool[@]}" encrypt -t "$threads" -k "$work/key" -c "$coding" -r "$rs" "$work/plain"
-    timed decrypt-null "$rs" sh -c '"$@" > /dev/null' sh "${tool[@]}" decrypt -t "$threads" -k "$work/key" -c "$coding" "$work/sealed"
-    timed encrypt-null-1thread "$rs" sh -c '"$@" > /dev/null' sh "${tool[@]}" encrypt -t 1 -k "$work/key" -c "$coding" -r "$rs" "$work/plain"
-    timed decrypt-null-1thread "$rs" sh -c '"$@" > /dev/null' sh "${tool[@]}" decrypt -t 1 -k "$work/key" -c "$coding" "$work/sealed"
+    timed encrypt-null "$rs" sh -c '"$@" > /dev/null' sh "${tool[@]}" encrypt -k "$work/key" -c "$coding" -r "$rs" "$work/plain"
+    timed decrypt-null "$rs" sh -c '"$@" > /dev/null' sh "${tool[@]}" decrypt -k "$work/key" -c "$coding" "$work/sealed"
+    if [ "$(nproc)" != "$threads" ]; then
+      timed encrypt-null-all-cores "$rs" sh -c '"$@" > /dev/null' sh "${tool[@]}" encrypt -t "$(nproc)" -k "$work/key" -c "$coding" -r "$rs" "$work/plain"
+      timed decrypt-null-all-cores "$rs" sh -c '"$@" > /dev/null' sh "${tool[@]}" decrypt -t "$(nproc)" -k "$work/key" -c "$coding" "$work/sealed"
+    fi
     timed dd-fsync "$rs" dd if="$work/plain" of="$work/copy" bs=1M conv=fsync status=none
     rm -f "$work/copy" "$work/sealed"
   done
@@ -72,8 +80,8 @@ for line in open(raw):
     runs[(int(rs), name)].append((float(seconds), int(peak)))
 print(f"\n{'rs':>6} {'measurement':<20} {'median MB/s':>11} {'range MB/s':>13} {'vs memory':>9} {'peak RSS MiB':>12}")
 for rs in sorted({k[0] for k in runs}, reverse=True):
-    for name in ["encrypt-memory", "encrypt-batch", "encrypt-file", "encrypt-null", "encrypt-null-1thread",
-                 "decrypt-memory", "decrypt-batch", "decrypt-file", "decrypt-null", "decrypt-null-1thread", "dd-fsync"]:
+    for name in ["encrypt-memory", "encrypt-batch", "encrypt-file", "encrypt-null", "encrypt-null-all-cores",
+                 "decrypt-memory", "decrypt-batch", "decrypt-file", "decrypt-null", "decrypt-null-all-cores", "dd-fsync"]:
         if (rs, name) not in runs: continue
         speeds = [size / s / 1e6 for s, _ in runs[(rs, name)]]
         op = name.split("-")[0]
