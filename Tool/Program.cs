@@ -11,6 +11,7 @@ internal static class Program
 {
     public static int Main(string[] args)
     {
+        Warmup.StartFor(args);
         RootCommand root = Cli.Build();
         var configuration = new InvocationConfiguration
         {

@@ -7,7 +7,8 @@
 # file->file, encrypt file->/dev/null, decrypt file->/dev/null (at the tool's default --threads), the
 # same two with --threads set to every processor ("-all-cores" rows, when that differs), and dd of
 # the same file with fsync (what the storage alone allows; the tool also fsyncs before its rename).
-# Wall time includes the process start. Peak memory is /usr/bin/time's "Maximum resident set size".
+# Wall time includes the process start; the same commands on an empty input measure that fixed cost,
+# and the "less start" rows divide 1 GiB by the median time less the median fixed cost. Peak memory is /usr/bin/time's "Maximum resident set size".
 #
 # Usage: scripts/measure-tool.sh DIR [REPETITIONS] [RECORD_SIZES] [CODING]
 #   DIR           where the 1 GiB files go (deleted at the end); e.g. /tmp (disk) or /dev/shm (tmpfs)
@@ -37,6 +38,8 @@ tool=("$install/tools/aesgcmsiv")
 
 head -c 1G /dev/urandom > "$work/plain"
 "${tool[@]}" keygen "$work/key"
+: > "$work/empty"
+"${tool[@]}" encrypt -k "$work/key" -c "$coding" "$work/empty" "$work/empty.sealed"
 bytes=$(stat -c %s "$work/plain")
 
 # timed NAME RS COMMAND...: one raw line "NAME RS SECONDS PEAK_KB"
@@ -59,6 +62,9 @@ for rep in $(seq "$reps"); do
     timed decrypt-file "$rs" "${tool[@]}" decrypt -k "$work/key" -c "$coding" -f "$work/sealed" "$work/opened"
     cmp "$work/plain" "$work/opened"
     rm -f "$work/opened"
+    # The fixed cost (process start, key, self-test, first batch): the same commands on an empty input.
+    timed encrypt-start "$rs" sh -c '"$@" > /dev/null' sh "${tool[@]}" encrypt -k "$work/key" -c "$coding" -r "$rs" "$work/empty"
+    timed decrypt-start "$rs" sh -c '"$@" > /dev/null' sh "${tool[@]}" decrypt -k "$work/key" -c "$coding" "$work/empty.sealed"
     timed encrypt-null "$rs" sh -c '"$@" > /dev/null' sh "${tool[@]}" encrypt -k "$work/key" -c "$coding" -r "$rs" "$work/plain"
     timed decrypt-null "$rs" sh -c '"$@" > /dev/null' sh "${tool[@]}" decrypt -k "$work/key" -c "$coding" "$work/sealed"
     if [ "$(nproc)" != "$threads" ]; then
@@ -90,4 +96,9 @@ for rs in sorted({k[0] for k in runs}, reverse=True):
         peak = max(p for _, p in runs[(rs, name)]) / 1024
         shown = f"{peak:.1f}" if peak else ""
         print(f"{rs:>6} {name:<20} {statistics.median(speeds):>11.0f} {min(speeds):>6.0f}-{max(speeds):<6.0f} {ratio:>9} {shown:>12}")
+        if name in ("encrypt-null", "decrypt-null") and (rs, op + "-start") in runs:
+            # Throughput without the fixed cost: 1 GiB over (median time - median time for an empty input).
+            start = statistics.median(s for s, _ in runs[(rs, op + "-start")])
+            steady = size / (statistics.median(s for s, _ in runs[(rs, name)]) - start) / 1e6
+            print(f"{rs:>6} {name + ' less start':<20} {steady:>11.0f} {'':>13} {steady / memory:>9.0%} {'':>12}   (start: median {start:.2f} s)")
 PY
