@@ -192,17 +192,27 @@ public sealed class ContentDecryptor : IDisposable
         int[] outcomes = ArrayPool<int>.Shared.Rent(count);
         try
         {
-            RecordBatch.Run(count, workers, (Cipher: _cipher, Records: records, Destination: destination, Outcomes: outcomes, First: first, RecordSize: recordSize, Stride: stride),
-                static (batch, worker, start, end) =>
-                {
-                    RecordCipher cipher = batch.Cipher.ForWorker(worker);
-                    ReadOnlySpan<byte> records = batch.Records.Span;
-                    Span<byte> destination = batch.Destination.Span;
-                    for (int i = start; i < end; i++)
+            try
+            {
+                RecordBatch.Run(count, workers, (Cipher: _cipher, Records: records, Destination: destination, Outcomes: outcomes, First: first, RecordSize: recordSize, Stride: stride),
+                    static (batch, worker, start, end) =>
                     {
-                        batch.Outcomes[i] = Open(cipher, batch.First + i, records.Slice(i * batch.RecordSize, batch.RecordSize), destination.Slice(i * batch.Stride, batch.Stride));
-                    }
-                });
+                        RecordCipher cipher = batch.Cipher.ForWorker(worker);
+                        ReadOnlySpan<byte> records = batch.Records.Span;
+                        Span<byte> destination = batch.Destination.Span;
+                        for (int i = start; i < end; i++)
+                        {
+                            batch.Outcomes[i] = Open(cipher, batch.First + i, records.Slice(i * batch.RecordSize, batch.RecordSize), destination.Slice(i * batch.Stride, batch.Stride));
+                        }
+                    });
+            }
+            catch
+            {
+                // Nothing expected throws here (a bad record is an outcome, not an exception), but
+                // plaintext written before its tag was checked must not be left behind.
+                CryptographicOperations.ZeroMemory(destination.Span[..(int)needed]);
+                throw;
+            }
 
             // In order, as DecryptRecord would have met them: the first failure wins, and a record after
             // the last is one. Records before it are released; it and everything after are zeroed.

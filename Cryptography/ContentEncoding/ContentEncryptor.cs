@@ -175,6 +175,22 @@ public sealed class ContentEncryptor : IDisposable
 
         long first = RecordCount;
         RecordCount = first + count;
+        try
+        {
+            Seal(count, workers, first, maxData, data, destination);
+        }
+        catch
+        {
+            // Nothing expected throws here (the arguments were checked), but a record's plaintext is
+            // copied into the destination before it is sealed in place: leave none of it behind.
+            CryptographicOperations.ZeroMemory(destination.Span[..(int)length]);
+            throw;
+        }
+
+        return (int)length;
+    }
+
+    private void Seal(int count, int workers, long first, int maxData, ReadOnlyMemory<byte> data, Memory<byte> destination) =>
         RecordBatch.Run(count, workers, (Cipher: _cipher, Data: data, Destination: destination, First: first, MaxData: maxData, RecordSize),
             static (batch, worker, start, end) =>
             {
@@ -191,8 +207,6 @@ public sealed class ContentEncryptor : IDisposable
                     cipher.Seal(batch.First + i, plaintext, plaintext, record[(batch.MaxData + 1)..]);
                 }
             });
-        return (int)length;
-    }
 
     /// <summary>Wipes the keys. Later calls throw <see cref="ObjectDisposedException"/>.</summary>
     public void Dispose()
