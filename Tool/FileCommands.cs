@@ -37,16 +37,26 @@ internal static class FileCommands
             using Sink sink = Sink.Open(outputPath, force, mode: null, binaryRefusedOnTerminal: true);
             using CancellationTokenRegistration onCancel = cancellationToken.Register(sink.Discard);
             using var encryptor = new ContentEncryptor(key, coding, recordSize, keyIdBytes);
-            int records = RecordsPerBatch(recordSize);
-            using var input = new ReadAheadStream(source, records * encryptor.MaxRecordDataLength);
-            using var output = new BatchWriter(sink, Math.Max(records * recordSize, encryptor.Header.Length));
-            ProgressDisplay.Run(ProgressDisplay.ShouldShow(sink), "Encrypting", source.KnownLength, report =>
-                EncryptBatches(encryptor, input, output, threads, report, cancellationToken));
+            bool show = ProgressDisplay.ShouldShow(sink);
+            if (IsLarge(recordSize))
+            {
+                ProgressDisplay.Run(show, "Encrypting", source.KnownLength, report =>
+                    EncryptLargeRecords(encryptor, source, sink, report, cancellationToken));
+            }
+            else
+            {
+                int records = RecordsPerBatch(recordSize);
+                using var input = new ReadAheadStream(source, records * encryptor.MaxRecordDataLength);
+                using var output = new BatchWriter(sink, records * recordSize);
+                ProgressDisplay.Run(show, "Encrypting", source.KnownLength, report =>
+                    EncryptBatches(encryptor, input, output, threads, report, cancellationToken));
+                output.Flush();
+            }
 
             // Only now, with every record written, the file is renamed into place. On failure the last
             // record (delimiter 0x02) is never written, so what reached standard output is a truncated
             // body that every decoder rejects.
-            output.Flush();
+            sink.Flush();
             cancellationToken.ThrowIfCancellationRequested();
             sink.Commit();
             return ExitCodes.Success;
@@ -76,14 +86,24 @@ internal static class FileCommands
             }
 
             using var decryptor = new ContentDecryptor(header, key, coding);
+            bool large = IsLarge(header.RecordSize);
             int records = RecordsPerBatch(header.RecordSize);
-            using var input = new ReadAheadStream(source, records * header.RecordSize);
-            using var output = new BatchWriter(sink, records * (header.RecordSize - ContentEncoding.TagSize));
+            using ReadAheadStream? input = large ? null : new ReadAheadStream(source, records * header.RecordSize);
+            using BatchWriter? output = large ? null : new BatchWriter(sink, records * (header.RecordSize - ContentEncoding.TagSize));
             long bytesRead = header.Length;
             try
             {
                 ProgressDisplay.Run(ProgressDisplay.ShouldShow(sink), "Decrypting", source.KnownLength, report =>
-                    DecryptBatches(decryptor, input, output, threads, ref bytesRead, report, cancellationToken));
+                {
+                    if (input is null || output is null)
+                    {
+                        DecryptLargeRecords(decryptor, source, sink, ref bytesRead, report, cancellationToken);
+                    }
+                    else
+                    {
+                        DecryptBatches(decryptor, input, output, threads, ref bytesRead, report, cancellationToken);
+                    }
+                });
                 decryptor.Complete();
             }
             catch (ContentEncodingException exception)
@@ -92,7 +112,7 @@ internal static class FileCommands
                 // the message counts it); a file output is deleted anyway.
                 try
                 {
-                    output.Flush();
+                    output?.Flush();
                 }
                 catch (ToolException)
                 {
@@ -109,7 +129,8 @@ internal static class FileCommands
                 throw new ToolException(ExitCodes.Data, DescribeFailure(exception, header, source.Name, bytesRead, sink), exception);
             }
 
-            output.Flush();
+            output?.Flush();
+            sink.Flush();
             cancellationToken.ThrowIfCancellationRequested();
             sink.Commit();
             return ExitCodes.Success;
@@ -120,13 +141,89 @@ internal static class FileCommands
         }
     }
 
+    /// <summary>Records above 1 MiB are a batch of their own, and four buffers of them (read-ahead,
+    /// write-behind) would break the memory bound at the 16 MiB maximum: such records are sealed and
+    /// opened in place in one record buffer instead, reading and writing on the loop's thread.</summary>
+    private static bool IsLarge(int recordSize) => RecordsPerBatch(recordSize) == 1;
+
+    /// <summary>Seals records above 1 MiB in place in one buffer. As in <see cref="EncryptBatches"/>, a
+    /// record is sealed only once it is known whether data follows it: one byte is read ahead.</summary>
+    private static void EncryptLargeRecords(ContentEncryptor encryptor, Source source, Sink sink, Action<long>? report, CancellationToken cancellationToken)
+    {
+        int maxData = encryptor.MaxRecordDataLength;
+        byte[] record = GC.AllocateUninitializedArray<byte>(encryptor.RecordSize, pinned: true);
+        try
+        {
+            Span<byte> header = stackalloc byte[ContentEncodingHeader.FixedLength + 255];
+            sink.Write(header[..encryptor.Header.WriteTo(header)]);
+            long consumed = 0;
+            int length = source.ReadAtLeast(record.AsSpan(0, maxData), maxData, throwOnEndOfStream: false);
+            while (true)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+                consumed += length;
+
+                // The byte after a full record's data, if there is one, starts the next record.
+                bool more = length == maxData && source.ReadAtLeast(record.AsSpan(maxData, 1), 1, throwOnEndOfStream: false) == 1;
+                byte next = more ? record[maxData] : (byte)0;
+                sink.Write(record.AsSpan(0, encryptor.EncryptRecord(record.AsSpan(0, length), record, isLastRecord: !more)));
+                report?.Invoke(consumed);
+                if (!more)
+                {
+                    return;
+                }
+
+                record[0] = next;
+                length = 1 + source.ReadAtLeast(record.AsSpan(1, maxData - 1), maxData - 1, throwOnEndOfStream: false);
+            }
+        }
+        finally
+        {
+            CryptographicOperations.ZeroMemory(record);
+        }
+    }
+
+    /// <summary>Opens records above 1 MiB in place in one buffer. A record marked as the last is written
+    /// only after one more read finds the input at its end.</summary>
+    private static void DecryptLargeRecords(ContentDecryptor decryptor, Source source, Sink sink, ref long bytesRead, Action<long>? report, CancellationToken cancellationToken)
+    {
+        byte[] record = GC.AllocateUninitializedArray<byte>(decryptor.Header.RecordSize, pinned: true);
+        Span<byte> after = stackalloc byte[1];
+        try
+        {
+            int length;
+            while ((length = source.ReadAtLeast(record, record.Length, throwOnEndOfStream: false)) > 0)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+                bytesRead += length;
+                int dataLength = decryptor.DecryptRecord(record.AsSpan(0, length), record, out bool isLast);
+                if (isLast && length == record.Length)
+                {
+                    // A full-size last record: anything after it fails (the record is not written).
+                    if (source.ReadAtLeast(after, 1, throwOnEndOfStream: false) == 1)
+                    {
+                        bytesRead++;
+                        decryptor.DecryptRecord(after, record, out _);
+                    }
+                }
+
+                sink.Write(record.AsSpan(0, dataLength));
+                report?.Invoke(bytesRead);
+            }
+        }
+        finally
+        {
+            CryptographicOperations.ZeroMemory(record);
+        }
+    }
+
     /// <summary>Seals the input batch by batch. A record is sealed only once data is known to follow it,
     /// so each block's final piece waits (in <c>carry</c>) for the next block, or for the end of the input,
     /// when it becomes the last record.</summary>
     private static void EncryptBatches(ContentEncryptor encryptor, ReadAheadStream input, BatchWriter output, int threads, Action<long>? report, CancellationToken cancellationToken)
     {
         int maxData = encryptor.MaxRecordDataLength;
-        byte[] carry = new byte[maxData];
+        byte[] carry = GC.AllocateUninitializedArray<byte>(maxData, pinned: true);
         int carried = 0;
         bool carrying = false;
         try

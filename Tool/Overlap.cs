@@ -26,8 +26,9 @@ internal sealed class ReadAheadStream : ReadOnlyForwardStream
     public ReadAheadStream(Stream inner, int blockSize)
     {
         _inner = inner;
-        _current = GC.AllocateUninitializedArray<byte>(blockSize);
-        _next = GC.AllocateUninitializedArray<byte>(blockSize);
+        // Pinned, so that the GC never leaves copies of the content (encrypt's plaintext) behind.
+        _current = GC.AllocateUninitializedArray<byte>(blockSize, pinned: true);
+        _next = GC.AllocateUninitializedArray<byte>(blockSize, pinned: true);
         _pending = StartRead(_next);
     }
 
@@ -123,8 +124,9 @@ internal sealed class BatchWriter : IDisposable
     public BatchWriter(Sink sink, int capacity)
     {
         _sink = sink;
-        _filling = GC.AllocateUninitializedArray<byte>(capacity);
-        _spare = GC.AllocateUninitializedArray<byte>(capacity);
+        // Pinned, so that the GC never leaves copies of the content (decrypt's plaintext) behind.
+        _filling = GC.AllocateUninitializedArray<byte>(capacity, pinned: true);
+        _spare = GC.AllocateUninitializedArray<byte>(capacity, pinned: true);
     }
 
     /// <summary>The buffer to fill with the next batch; it changes at each <see cref="Submit"/>.</summary>
