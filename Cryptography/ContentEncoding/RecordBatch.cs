@@ -1,11 +1,17 @@
-// Runs a batch of consecutive records on up to N threads: the records are split into contiguous
-// runs, one per worker, and worker 0 runs on the calling thread. Each record has its own sequence
-// number and nonce, so the runs share nothing but the (read-only) key; the callers validate every
-// argument first, so a body never throws in normal use.
+// Runs a batch of consecutive records on up to N threads. Each record has its own sequence number and
+// nonce, so workers share nothing but the (read-only) key; the callers validate every argument first,
+// so a body never throws in normal use.
+//
+// The calling thread is worker 0 and works from the start; helpers are queued to the thread pool and
+// join when a thread picks them up. Records are claimed in small chunks from a shared counter rather
+// than split into one fixed run per worker: a helper that starts late, or shares its core with other
+// work (the reader and writer of a file tool), then simply does fewer chunks, instead of the caller
+// waiting for the slowest fixed share. A helper that has not started by the time the records run out
+// is not waited for.
 
 using System;
 using System.Runtime.ExceptionServices;
-using System.Threading.Tasks;
+using System.Threading;
 
 namespace Cryptography.Internal;
 
@@ -14,7 +20,9 @@ internal static class RecordBatch
     /// <summary>The number of workers a batch of <paramref name="count"/> records gets.</summary>
     public static int Workers(int count, int maxDegreeOfParallelism) => Math.Max(1, Math.Min(count, maxDegreeOfParallelism));
 
-    /// <summary>Calls <paramref name="body"/>(state, worker, first record, end record) for each worker's run.</summary>
+    /// <summary>Calls <paramref name="body"/>(state, worker, first record, end record) for chunks of the
+    /// records until all are done. Worker numbers run from 0 (the calling thread) to
+    /// <see cref="Workers"/> − 1, and no two threads share a worker number at the same time.</summary>
     public static void Run<TState>(int count, int maxDegreeOfParallelism, TState state, Action<TState, int, int, int> body)
     {
         int workers = Workers(count, maxDegreeOfParallelism);
@@ -24,18 +32,100 @@ internal static class RecordBatch
             return;
         }
 
-        try
+        var batch = new Batch<TState>(count, workers, state, body);
+        for (int helper = 1; helper < workers; helper++)
         {
-            Parallel.For(0, workers, new ParallelOptions { MaxDegreeOfParallelism = workers }, worker =>
-                body(state, worker, (int)((long)count * worker / workers), (int)((long)count * (worker + 1) / workers)));
+            ThreadPool.UnsafeQueueUserWorkItem(batch, preferLocal: false);
         }
-        catch (AggregateException exception) when (exception.InnerExceptions.Count > 0)
-        {
-            ExceptionDispatchInfo.Throw(exception.InnerExceptions[0]);
-        }
+
+        batch.RunOnCaller();
     }
 
     /// <summary>Checks a parallelism argument: at least 1.</summary>
     public static void Validate(int maxDegreeOfParallelism, string paramName) =>
         ArgumentOutOfRangeException.ThrowIfLessThan(maxDegreeOfParallelism, 1, paramName);
+
+    private sealed class Batch<TState>(int count, int workers, TState state, Action<TState, int, int, int> body) : IThreadPoolWorkItem
+    {
+        // _gate counts the helpers inside Work; Closed is added once the caller has finished its own
+        // work, after which no helper may enter. The helper that leaves last after that sets _done.
+        private const int Closed = 1 << 30;
+
+        // About eight chunks per worker: small enough to even out a late or preempted helper, large
+        // enough (a record each at least) that claiming one costs nothing beside sealing it.
+        private readonly int _chunk = Math.Max(1, count / (workers * 8));
+        private readonly ManualResetEventSlim _done = new();
+        private int _next;
+        private int _gate;
+        private int _lastWorker;
+        private ExceptionDispatchInfo? _error;
+
+        // A helper, on a thread-pool thread.
+        public void Execute()
+        {
+            int gate = Volatile.Read(ref _gate);
+            while (true)
+            {
+                if ((gate & Closed) != 0)
+                {
+                    return;
+                }
+
+                int seen = Interlocked.CompareExchange(ref _gate, gate + 1, gate);
+                if (seen == gate)
+                {
+                    break;
+                }
+
+                gate = seen;
+            }
+
+            try
+            {
+                // At most workers - 1 helpers are queued, each runs once: numbers 1 to workers - 1.
+                Work(Interlocked.Increment(ref _lastWorker));
+            }
+            finally
+            {
+                if (Interlocked.Decrement(ref _gate) == Closed)
+                {
+                    _done.Set();
+                }
+            }
+        }
+
+        public void RunOnCaller()
+        {
+            Work(0);
+
+            // No helper enters from now on; wait for those inside (their records write the destination,
+            // which the caller may wipe on failure) before returning or throwing.
+            if (Interlocked.Add(ref _gate, Closed) != Closed)
+            {
+                _done.Wait();
+            }
+
+            // _done is not disposed: the last helper may still be inside Set, and without a wait handle
+            // ever requested it holds no kernel object.
+            _error?.Throw();
+        }
+
+        private void Work(int worker)
+        {
+            try
+            {
+                int start;
+                while ((start = Interlocked.Add(ref _next, _chunk) - _chunk) < count)
+                {
+                    body(state, worker, start, Math.Min(count, start + _chunk));
+                }
+            }
+            catch (Exception exception)
+            {
+                // The first error is the one thrown; the others stop claiming records.
+                Interlocked.CompareExchange(ref _error, ExceptionDispatchInfo.Capture(exception), null);
+                Volatile.Write(ref _next, count);
+            }
+        }
+    }
 }
