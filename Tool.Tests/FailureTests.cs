@@ -262,6 +262,32 @@ public class FailureTests : ToolTestBase
         });
     }
 
+    /// <summary>A write that fails (standard output on /dev/full: no space left) after several batches
+    /// have gone to the writer thread: the error comes back to the loop, the tool stops with the I/O exit
+    /// code and says what failed.</summary>
+    [TestCase("encrypt")]
+    [TestCase("decrypt")]
+    public void AFailedWriteStopsTheToolWithTheError(string command)
+    {
+        Assume.That(File.Exists("/dev/full"), Is.True, "needs /dev/full");
+        byte[] key = KeyFile();
+        byte[] plain = Content(6 << 20);
+        Write("input", command == "decrypt" ? ContentEncoding.Encrypt(plain, key, ContentCoding.Aes256GcmSiv, 4096) : plain);
+        var start = new ProcessStartInfo("/bin/sh") { WorkingDirectory = Directory, RedirectStandardError = true, UseShellExecute = false };
+        start.ArgumentList.Add("-c");
+        start.ArgumentList.Add("exec dotnet \"$0\" " + command + " -k key input > /dev/full");
+        start.ArgumentList.Add(ToolRunner.ToolPath);
+        using Process process = Process.Start(start)!;
+        var stderr = process.StandardError.ReadToEndAsync();
+        Assert.That(process.WaitForExit(ToolRunner.Timeout), Is.True, "the tool did not stop");
+        Assert.Multiple(() =>
+        {
+            Assert.That(process.ExitCode, Is.EqualTo(2), stderr.Result);
+            Assert.That(stderr.Result, Does.Contain("cannot write standard output"));
+            Assert.That(Files(), Is.EqualTo(new[] { "input", "key" }));
+        });
+    }
+
     /// <summary>Ctrl+C (SIGINT), SIGTERM or SIGHUP (terminal closed) while the tool waits for more input: the temporary file is
     /// removed and the signal ends the process (exit status 128 + the signal, as a shell reports it).</summary>
     [TestCase("decrypt", "INT", 2)]

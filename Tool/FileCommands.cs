@@ -1,7 +1,7 @@
 // encrypt and decrypt: a loop over batches of records between the input and the output, in constant
 // memory. Each batch is sealed or opened on up to --threads threads with the library's
 // ContentEncryptor.EncryptRecords / ContentDecryptor.DecryptRecords, while the next batch is read and
-// the previous one written (Overlap.cs).
+// the previous ones written (Overlap.cs).
 //
 // Safety on failure: a file output is an OutputFile (written under a temporary name, renamed into
 // place only after the last record was written or verified, deleted otherwise). On standard output,
@@ -21,8 +21,22 @@ internal static class FileCommands
 {
     /// <summary>About how much input a batch of records covers: large, so that each read and write moves
     /// many records and a batch splits well across threads, yet small beside the 64 MiB memory goal
-    /// (four buffers of it are in use at once). A batch is at least one record.</summary>
-    public const int BatchBytes = 2 << 20;
+    /// (<see cref="ReadDepth"/> + <see cref="WriteDepth"/> buffers of it exist at once). A batch is at
+    /// least one record.</summary>
+    public const int BatchBytes = 1 << 20;
+
+    /// <summary>Input blocks in the reader's ring: the one the loop works on and up to three read ahead.
+    /// On the 2-core VM of docs/tool.md, 1 MiB blocks four deep had the best medians in two interleaved
+    /// runs against 2 MiB three deep, 1 MiB three deep and 512 KiB six deep, though those differences
+    /// were within the VM's noise; it also takes less memory (7 MiB of buffers) than the design before
+    /// it (8 MiB: one 2 MiB block read ahead and one written behind, by a thread-pool task each).</summary>
+    public const int ReadDepth = 4;
+
+    /// <summary>Output batches in the writer's ring: the one the loop fills and up to two being written.</summary>
+    public const int WriteDepth = 3;
+
+    /// <summary>Records above this size take the in-place path (<see cref="IsLarge"/>).</summary>
+    public const int LargeRecordSize = 1 << 20;
 
     /// <summary>How many records a batch holds at this record size.</summary>
     public static int RecordsPerBatch(int recordSize) => Math.Max(1, BatchBytes / recordSize);
@@ -46,8 +60,8 @@ internal static class FileCommands
             else
             {
                 int records = RecordsPerBatch(recordSize);
-                using var input = new ReadAheadStream(source, records * encryptor.MaxRecordDataLength);
-                using var output = new BatchWriter(sink, records * recordSize);
+                using var input = new BlockReader(source, records * encryptor.MaxRecordDataLength, ReadDepth);
+                using var output = new BatchWriter(sink, records * recordSize, WriteDepth);
                 ProgressDisplay.Run(show, "Encrypting", source.KnownLength, report =>
                     EncryptBatches(encryptor, input, output, threads, report, cancellationToken));
                 output.Flush();
@@ -88,8 +102,8 @@ internal static class FileCommands
             using var decryptor = new ContentDecryptor(header, key, coding);
             bool large = IsLarge(header.RecordSize);
             int records = RecordsPerBatch(header.RecordSize);
-            using ReadAheadStream? input = large ? null : new ReadAheadStream(source, records * header.RecordSize);
-            using BatchWriter? output = large ? null : new BatchWriter(sink, records * (header.RecordSize - ContentEncoding.TagSize));
+            using BlockReader? input = large ? null : new BlockReader(source, records * header.RecordSize, ReadDepth);
+            using BatchWriter? output = large ? null : new BatchWriter(sink, records * (header.RecordSize - ContentEncoding.TagSize), WriteDepth);
             long bytesRead = header.Length;
             try
             {
@@ -141,10 +155,10 @@ internal static class FileCommands
         }
     }
 
-    /// <summary>Records above 1 MiB are a batch of their own, and four buffers of them (read-ahead,
+    /// <summary>Records above 1 MiB would be a batch of their own, and seven buffers of them (read-ahead,
     /// write-behind) would break the memory bound at the 16 MiB maximum: such records are sealed and
     /// opened in place in one record buffer instead, reading and writing on the loop's thread.</summary>
-    private static bool IsLarge(int recordSize) => RecordsPerBatch(recordSize) == 1;
+    private static bool IsLarge(int recordSize) => recordSize > LargeRecordSize;
 
     /// <summary>Seals records above 1 MiB in place in one buffer. As in <see cref="EncryptBatches"/>, a
     /// record is sealed only once it is known whether data follows it: one byte is read ahead.</summary>
@@ -220,7 +234,7 @@ internal static class FileCommands
     /// <summary>Seals the input batch by batch. A record is sealed only once data is known to follow it,
     /// so each block's final piece waits (in <c>carry</c>) for the next block, or for the end of the input,
     /// when it becomes the last record.</summary>
-    private static void EncryptBatches(ContentEncryptor encryptor, ReadAheadStream input, BatchWriter output, int threads, Action<long>? report, CancellationToken cancellationToken)
+    private static void EncryptBatches(ContentEncryptor encryptor, BlockReader input, BatchWriter output, int threads, Action<long>? report, CancellationToken cancellationToken)
     {
         int maxData = encryptor.MaxRecordDataLength;
         byte[] carry = GC.AllocateUninitializedArray<byte>(maxData, pinned: true);
@@ -270,7 +284,7 @@ internal static class FileCommands
 
     /// <summary>Opens the input batch by batch. A record marked as the last is held back until the input
     /// is known to end after it: data after the last record fails, and then that record is not released.</summary>
-    private static void DecryptBatches(ContentDecryptor decryptor, ReadAheadStream input, BatchWriter output, int threads, ref long bytesRead, Action<long>? report, CancellationToken cancellationToken)
+    private static void DecryptBatches(ContentDecryptor decryptor, BlockReader input, BatchWriter output, int threads, ref long bytesRead, Action<long>? report, CancellationToken cancellationToken)
     {
         int recordSize = decryptor.Header.RecordSize;
         int stride = recordSize - ContentEncoding.TagSize;

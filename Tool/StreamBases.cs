@@ -1,5 +1,5 @@
-// The members every forward-only stream of the tool answers the same way: Source and
-// ReadAheadStream read, Sink and WriteBehindStream write, none seeks or knows its length.
+// The members every forward-only stream of the tool answers the same way: Source reads, Sink
+// writes, neither seeks or knows its length.
 
 using System;
 using System.IO;
