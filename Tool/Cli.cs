@@ -206,16 +206,16 @@ internal static class Cli
         HelpName = "KEYFILE",
     };
 
-    /// <summary>The default --threads: reading and writing a file keep about one core busy, so the
-    /// cryptography gets the others. On two cores a second cryptography thread only competed with the
-    /// reader (docs/tool.md has the measurements).</summary>
-    internal static int DefaultThreads => Math.Max(1, Environment.ProcessorCount - 1);
+    /// <summary>The default --threads: every processor. The loop's thread starts on each batch at once
+    /// and the others take records as they get a core, so they fill the time the reader and writer
+    /// threads leave free instead of competing with them (docs/tool.md has the measurements).</summary>
+    internal static int DefaultThreads => Math.Clamp(Environment.ProcessorCount, 1, 256);
 
     private static Option<int> Threads()
     {
         var threads = new Option<int>("--threads", "-t")
         {
-            Description = "How many threads seal or open records at once. Default: one fewer than the number of processors (at least 1), leaving a core for reading and writing.",
+            Description = "How many threads seal or open records at once (1 to 256). Default: the number of processors.",
             DefaultValueFactory = _ => DefaultThreads,
             HelpName = "N",
         };
