@@ -40,6 +40,55 @@ public class ApiTests
         Assert.That(new AesGcmSiv(Key16).Backend, Is.EqualTo(AesGcmSiv.ActiveBackend));
     }
 
+    [Test]
+    public void TheMachinesCryptoInstructionsAreUsedNotSilentlySkipped()
+    {
+        // Asked of the CPU directly, not of Backends.Supported(), so a backend that wrongly reports
+        // itself unsupported, or fails its self-test, fails here (on linux-arm64 under qemu in CI too).
+        AesGcmSivBackend expected = AesGcmSivBackend.Portable;
+        if (System.Runtime.Intrinsics.Arm.Aes.IsSupported && System.Runtime.Intrinsics.Arm.AdvSimd.IsSupported)
+        {
+            expected = AesGcmSivBackend.Arm64;
+        }
+        else if (System.Runtime.Intrinsics.X86.Aes.IsSupported && System.Runtime.Intrinsics.X86.Pclmulqdq.IsSupported)
+        {
+            expected = System.Runtime.Intrinsics.X86.Pclmulqdq.V256.IsSupported && System.Runtime.Intrinsics.X86.Avx2.IsSupported
+                ? AesGcmSivBackend.AesNiVpclmulqdq
+                : AesGcmSivBackend.AesNiPclmulqdq;
+        }
+
+        TestContext.Out.WriteLine($"{System.Runtime.InteropServices.RuntimeInformation.ProcessArchitecture}: ActiveBackend = {AesGcmSiv.ActiveBackend}");
+        Assert.That(AesGcmSiv.ActiveBackend, Is.EqualTo(expected));
+    }
+
+    [Test]
+    public void ASelfTestThatThrowsFallsBackToTheNextBackend()
+    {
+        // The injected fault stands for an intrinsic this CPU lacks (PlatformNotSupportedException)
+        // inside the widest candidate: the choice must move on, not take the type initializer down.
+        AesGcmSivBackend[] candidates = [AesGcmSivBackend.AesNiVpclmulqdq, AesGcmSivBackend.AesNiPclmulqdq, AesGcmSivBackend.Arm64, AesGcmSivBackend.Portable];
+        var tried = new List<AesGcmSivBackend>();
+        AesGcmSivBackend chosen = Cryptography.Internal.Backends.Choose(candidates, backend =>
+        {
+            tried.Add(backend);
+            return backend == AesGcmSivBackend.AesNiVpclmulqdq ? throw new PlatformNotSupportedException("injected") : true;
+        });
+        Assert.That(chosen, Is.EqualTo(AesGcmSivBackend.AesNiPclmulqdq));
+        Assert.That(tried, Is.EqualTo(new[] { AesGcmSivBackend.AesNiVpclmulqdq, AesGcmSivBackend.AesNiPclmulqdq }));
+    }
+
+    [Test]
+    public void WhenEveryHardwareSelfTestFailsOrThrowsPortableIsChosen()
+    {
+        AesGcmSivBackend[] candidates = [AesGcmSivBackend.AesNiVpclmulqdq, AesGcmSivBackend.AesNiPclmulqdq, AesGcmSivBackend.Arm64, AesGcmSivBackend.Portable];
+        Assert.That(Cryptography.Internal.Backends.Choose(candidates, backend => backend == AesGcmSivBackend.Arm64 ? false : throw new InvalidOperationException("injected")), Is.EqualTo(AesGcmSivBackend.Portable));
+
+        // The real self-test on every hardware backend this machine has, with the widest one faulted.
+        AesGcmSivBackend[] supported = TestBackends.All;
+        AesGcmSivBackend expected = supported.Length > 1 ? supported[1] : AesGcmSivBackend.Portable;
+        Assert.That(Cryptography.Internal.Backends.Choose(supported, backend => backend == supported[0] ? throw new PlatformNotSupportedException("injected") : Cryptography.Internal.Backends.PassesSelfTest(backend)), Is.EqualTo(expected));
+    }
+
     [TestCaseSource(nameof(Backends))]
     public void EveryBackendPassesTheStartupSelfTest(AesGcmSivBackend backend) =>
         Assert.That(Cryptography.Internal.Backends.PassesSelfTest(backend), Is.True);

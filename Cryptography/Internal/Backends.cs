@@ -2,8 +2,8 @@
 // widest first. Everything after this point is specialised per backend by GcmSiv<TAes, TPolyval>.
 //
 // A hardware backend is chosen only after a known-answer self-test against the portable backend
-// (which the test suite checks against RFC 8452 on every machine). A backend that CI could not
-// execute (ARM64 here) therefore falls back to portable rather than produce wrong bytes.
+// (which the test suite checks against RFC 8452 on every machine). A backend that fails it, or
+// throws while running it, is skipped: the next one is tried, and portable always works.
 
 using System;
 using System.Globalization;
@@ -77,13 +77,36 @@ internal static class Backends
         _ => GcmSiv<AesPortable, PolyvalPortable>.Decrypt(in schedule, rounds, nonce, ciphertext, tag, plaintext, associatedData),
     };
 
-    private static AesGcmSivBackend Choose()
+    private static AesGcmSivBackend Choose() => Choose(Supported(), PassesSelfTest);
+
+    /// <summary>
+    /// The first of <paramref name="candidates"/> (widest first) that passes
+    /// <paramref name="selfTest"/>; Portable needs no test. A candidate whose self-test throws
+    /// (PlatformNotSupportedException from an intrinsic this CPU lacks, say) has failed it: the
+    /// exception must not escape, since it would surface as a TypeInitializationException from the
+    /// first constructor and make the library unusable instead of merely slower. Tests pass a
+    /// self-test that throws to prove the fallback.
+    /// </summary>
+    internal static AesGcmSivBackend Choose(ReadOnlySpan<AesGcmSivBackend> candidates, Func<AesGcmSivBackend, bool> selfTest)
     {
-        foreach (AesGcmSivBackend backend in Supported())
+        foreach (AesGcmSivBackend backend in candidates)
         {
-            if (backend == AesGcmSivBackend.Portable || PassesSelfTest(backend))
+            if (backend == AesGcmSivBackend.Portable)
             {
                 return backend;
+            }
+
+            try
+            {
+                if (selfTest(backend))
+                {
+                    return backend;
+                }
+            }
+#pragma warning disable CA1031 // Any exception from a candidate backend means "not this one"; the next is tried.
+            catch (Exception)
+#pragma warning restore CA1031
+            {
             }
         }
 

@@ -25,9 +25,9 @@ internal readonly struct PolyvalPclmulqdq : IPolyval
 
     public static void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
     {
-        ref Vector128<ulong> table = ref PolyvalClmul.Table(in key);
+        ref Vector128<ulong> table = ref PolyvalKeyLayout.Table(in key);
         Vector128<ulong> hKey = Vector128.Create<byte>(h).AsUInt64();
-        int powers = PolyvalClmul.PowersFor(blockCount);
+        int powers = PolyvalKeyLayout.PowersFor(blockCount);
         Vector128<ulong> power = hKey;
         for (int exponent = 1; exponent <= Math.Max(powers, 1); exponent++)
         {
@@ -36,22 +36,22 @@ internal readonly struct PolyvalPclmulqdq : IPolyval
                 power = PolyvalClmul.Dot(power, hKey);
             }
 
-            PolyvalClmul.Store(ref table, exponent, power);
+            PolyvalKeyLayout.Store(ref table, exponent, power);
         }
 
-        PolyvalClmul.SetPowerCount(ref table, powers);
+        PolyvalKeyLayout.SetPowerCount(ref table, powers);
     }
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
     {
-        ref Vector128<ulong> table = ref PolyvalClmul.Table(in key);
+        ref Vector128<ulong> table = ref PolyvalKeyLayout.Table(in key);
         ref byte source = ref MemoryMarshal.GetReference(blocks);
         Vector128<ulong> acc = Vector128.Create<byte>(accumulator).AsUInt64();
         int length = blocks.Length;
         nuint offset = 0;
 
-        int powerCount = PolyvalClmul.PowerCount(in key);
+        int powerCount = PolyvalKeyLayout.PowerCount(in key);
         if (powerCount == 16)
         {
             for (; length >= 256; length -= 256, offset += 256)
@@ -68,7 +68,7 @@ internal readonly struct PolyvalPclmulqdq : IPolyval
             }
         }
 
-        Vector128<ulong> hKey = Unsafe.Add(ref table, PolyvalClmul.PowerIndex(1));
+        Vector128<ulong> hKey = Unsafe.Add(ref table, PolyvalKeyLayout.PowerIndex(1));
         for (; length >= 16; length -= 16, offset += 16)
         {
             acc = PolyvalClmul.Dot(acc ^ Vector128.LoadUnsafe(ref source, offset).AsUInt64(), hKey);
@@ -79,7 +79,7 @@ internal readonly struct PolyvalPclmulqdq : IPolyval
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static Vector128<ulong> Update16(in PolyvalKey key, Vector128<ulong> accumulator, ref byte blocks) =>
-        Group(ref blocks, 0, ref PolyvalClmul.Table(in key), 16, accumulator);
+        Group(ref blocks, 0, ref PolyvalKeyLayout.Table(in key), 16, accumulator);
 
     /// <summary>
     /// One group of <paramref name="count"/> blocks: block i meets H^(count - i), at table entry
@@ -88,8 +88,8 @@ internal readonly struct PolyvalPclmulqdq : IPolyval
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static Vector128<ulong> Group(ref byte source, nuint offset, ref Vector128<ulong> table, int count, Vector128<ulong> acc)
     {
-        ref Vector128<ulong> powers = ref Unsafe.Add(ref table, PolyvalClmul.PowerIndex(count));
-        ref Vector128<ulong> halves = ref Unsafe.Add(ref table, PolyvalClmul.KaratsubaIndex + PolyvalClmul.PowerIndex(count));
+        ref Vector128<ulong> powers = ref Unsafe.Add(ref table, PolyvalKeyLayout.PowerIndex(count));
+        ref Vector128<ulong> halves = ref Unsafe.Add(ref table, PolyvalKeyLayout.KaratsubaIndex + PolyvalKeyLayout.PowerIndex(count));
         Vector128<ulong> lo = Vector128<ulong>.Zero, mid = Vector128<ulong>.Zero, hi = Vector128<ulong>.Zero;
         Vector128<ulong> x, power;
         for (int i = 1; i < count; i++)
@@ -109,39 +109,9 @@ internal readonly struct PolyvalPclmulqdq : IPolyval
     }
 }
 
-/// <summary>The POLYVAL key layout and the PCLMULQDQ arithmetic the x64 backends share.</summary>
+/// <summary>The PCLMULQDQ arithmetic the two x64 backends share (the key layout is PolyvalKeyLayout).</summary>
 internal static class PolyvalClmul
 {
-    // PolyvalKey as 16-byte entries: entry 16 - k holds H^k (k = 1..16), so the blocks of a group
-    // meet consecutive entries in order and a 256-bit load of entries 2j, 2j+1 pairs with two
-    // consecutive blocks. Entries 16..31 hold the same powers' Karatsuba halves (both 64-bit halves
-    // equal to h.lo ^ h.hi); entry 32 holds how many powers were computed (1, 8 or 16).
-    public const int MaxPowers = 16;
-    public const int KaratsubaIndex = 16;
-    private const int CountIndex = 32;
-
-    /// <summary>How many powers of H pay for themselves on <paramref name="blockCount"/> blocks.</summary>
-    public static int PowersFor(int blockCount) => blockCount >= 16 ? 16 : blockCount >= 8 ? 8 : 1;
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static int PowerIndex(int exponent) => MaxPowers - exponent;
-
-    public static void Store(ref Vector128<ulong> table, int exponent, Vector128<ulong> power)
-    {
-        Unsafe.Add(ref table, PowerIndex(exponent)) = power;
-        Unsafe.Add(ref table, KaratsubaIndex + PowerIndex(exponent)) = power ^ SwapHalves(power);
-    }
-
-    public static void SetPowerCount(ref Vector128<ulong> table, int count) =>
-        Unsafe.Add(ref table, CountIndex) = Vector128.Create((ulong)count);
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static int PowerCount(in PolyvalKey key) => (int)Unsafe.Add(ref Table(in key), CountIndex).ToScalar();
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static ref Vector128<ulong> Table(in PolyvalKey key) =>
-        ref Unsafe.As<PolyvalKey, Vector128<ulong>>(ref Unsafe.AsRef(in key));
-
     /// <summary>dot(a, b) for one pair: schoolbook (4 multiplies beat Karatsuba's extra XORs for a single product).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static Vector128<ulong> Dot(Vector128<ulong> a, Vector128<ulong> b)

@@ -1,6 +1,7 @@
 // POLYVAL (RFC 8452 section 3) with the ARMv8 64x64 polynomial multiply PMULL/PMULL2. Same
-// arithmetic and key layout as Polyval.Pclmulqdq.cs: schoolbook for one block, and above 8 blocks
-// H^8..H^1 with one Montgomery reduction per 8 blocks and Karatsuba products.
+// arithmetic as Polyval.Pclmulqdq.cs and the key layout of Polyval.KeyLayout.cs: schoolbook for one
+// block, and above 8 blocks H^8..H^1 with one Montgomery reduction per 8 blocks and Karatsuba
+// products. Only AdvSimd and Arm.Aes intrinsics here: an x86 one compiles but throws on ARM64.
 
 using System;
 using System.Runtime.CompilerServices;
@@ -17,11 +18,11 @@ internal readonly struct PolyvalPmull : IPolyval
 
     public static void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
     {
-        ref Vector128<ulong> table = ref PolyvalClmul.Table(in key);
+        ref Vector128<ulong> table = ref PolyvalKeyLayout.Table(in key);
         Vector128<ulong> hKey = Vector128.Create<byte>(h).AsUInt64();
 
         // This backend aggregates groups of 8 only, so it never needs more than H^8.
-        int powers = Math.Min(PolyvalClmul.PowersFor(blockCount), 8);
+        int powers = Math.Min(PolyvalKeyLayout.PowersFor(blockCount), 8);
         Vector128<ulong> power = hKey;
         for (int exponent = 1; exponent <= powers; exponent++)
         {
@@ -30,22 +31,22 @@ internal readonly struct PolyvalPmull : IPolyval
                 power = Dot(power, hKey);
             }
 
-            PolyvalClmul.Store(ref table, exponent, power);
+            PolyvalKeyLayout.Store(ref table, exponent, power);
         }
 
-        PolyvalClmul.SetPowerCount(ref table, powers);
+        PolyvalKeyLayout.SetPowerCount(ref table, powers);
     }
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
     {
-        ref Vector128<ulong> table = ref PolyvalClmul.Table(in key);
+        ref Vector128<ulong> table = ref PolyvalKeyLayout.Table(in key);
         ref byte source = ref MemoryMarshal.GetReference(blocks);
         Vector128<ulong> acc = Vector128.Create<byte>(accumulator).AsUInt64();
         int length = blocks.Length;
         nuint offset = 0;
 
-        if (PolyvalClmul.PowerCount(in key) >= 8)
+        if (PolyvalKeyLayout.PowerCount(in key) >= 8)
         {
             for (; length >= 128; length -= 128, offset += 128)
             {
@@ -53,7 +54,7 @@ internal readonly struct PolyvalPmull : IPolyval
             }
         }
 
-        Vector128<ulong> hKey = Unsafe.Add(ref table, PolyvalClmul.PowerIndex(1));
+        Vector128<ulong> hKey = Unsafe.Add(ref table, PolyvalKeyLayout.PowerIndex(1));
         for (; length >= 16; length -= 16, offset += 16)
         {
             acc = Dot(acc ^ Vector128.LoadUnsafe(ref source, offset).AsUInt64(), hKey);
@@ -71,9 +72,9 @@ internal readonly struct PolyvalPmull : IPolyval
     private static Vector128<ulong> Group8(in PolyvalKey key, Vector128<ulong> accumulator, ref byte blocks)
     {
         // Block i of 8 meets H^(8-i); the accumulator's product is added last (see Polyval.Pclmulqdq.cs).
-        ref Vector128<ulong> table = ref PolyvalClmul.Table(in key);
-        ref Vector128<ulong> powers = ref Unsafe.Add(ref table, PolyvalClmul.PowerIndex(8));
-        ref Vector128<ulong> halves = ref Unsafe.Add(ref table, PolyvalClmul.KaratsubaIndex + PolyvalClmul.PowerIndex(8));
+        ref Vector128<ulong> table = ref PolyvalKeyLayout.Table(in key);
+        ref Vector128<ulong> powers = ref Unsafe.Add(ref table, PolyvalKeyLayout.PowerIndex(8));
+        ref Vector128<ulong> halves = ref Unsafe.Add(ref table, PolyvalKeyLayout.KaratsubaIndex + PolyvalKeyLayout.PowerIndex(8));
         Vector128<ulong> lo = Vector128<ulong>.Zero, mid = Vector128<ulong>.Zero, hi = Vector128<ulong>.Zero;
         Vector128<ulong> x, power;
         for (int i = 1; i < 8; i++)

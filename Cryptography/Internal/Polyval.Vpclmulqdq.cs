@@ -21,11 +21,11 @@ internal readonly struct PolyvalVpclmulqdq : IPolyval
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
     {
-        int powerCount = PolyvalClmul.PowerCount(in key);
+        int powerCount = PolyvalKeyLayout.PowerCount(in key);
         int wide = powerCount >= 8 ? blocks.Length & ~127 : 0;
         if (wide != 0)
         {
-            ref Vector256<ulong> pairs = ref Unsafe.As<Vector128<ulong>, Vector256<ulong>>(ref PolyvalClmul.Table(in key));
+            ref Vector256<ulong> pairs = ref Unsafe.As<Vector128<ulong>, Vector256<ulong>>(ref PolyvalKeyLayout.Table(in key));
             ref byte source = ref MemoryMarshal.GetReference(blocks);
             Vector128<ulong> acc = Vector128.Create<byte>(accumulator).AsUInt64();
             nuint offset = 0;
@@ -53,7 +53,7 @@ internal readonly struct PolyvalVpclmulqdq : IPolyval
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static Vector128<ulong> Update16(in PolyvalKey key, Vector128<ulong> accumulator, ref byte blocks) =>
-        Group(ref blocks, 0, ref Unsafe.As<Vector128<ulong>, Vector256<ulong>>(ref PolyvalClmul.Table(in key)), 8, accumulator);
+        Group(ref blocks, 0, ref Unsafe.As<Vector128<ulong>, Vector256<ulong>>(ref PolyvalKeyLayout.Table(in key)), 8, accumulator);
 
     /// <summary>
     /// One group of 2 * <paramref name="pairCount"/> blocks (8 or 4 pairs): pair j meets table pair
@@ -67,7 +67,7 @@ internal readonly struct PolyvalVpclmulqdq : IPolyval
     {
         ref byte block = ref Unsafe.Add(ref source, offset);
         ref Vector256<ulong> powers = ref Unsafe.Add(ref pairs, 8 - pairCount);
-        ref Vector256<ulong> halves = ref Unsafe.Add(ref pairs, (PolyvalClmul.KaratsubaIndex / 2) + 8 - pairCount);
+        ref Vector256<ulong> halves = ref Unsafe.Add(ref pairs, (PolyvalKeyLayout.KaratsubaIndex / 2) + 8 - pairCount);
         Vector256<ulong> lo = Vector256<ulong>.Zero, mid = Vector256<ulong>.Zero, hi = Vector256<ulong>.Zero;
         if (pairCount == 8)
         {
