@@ -14,9 +14,12 @@ C# (*.cs)
     gives itself (its own <param>s, <returns>) and <param>s of parameters the member does not
     have. Doxygen's `\\copydoc` would copy every <param> twice. A bare `<inheritdoc/>` (an
     override of a .NET member such as Stream.CanRead) is dropped: Doxygen has nothing to copy.
+  * `<example>` gets an "Example" heading (`\\par Example`): Doxygen 1.9 prints it without one.
 
 Markdown (docs/*.md)
-  * Every heading gets an explicit id, `{#PAGE-SLUG}` (`{#PAGE}` for a page's title), where SLUG
+  * The start page's (index.md) subheadings become plain HTML headings, so that the navigation
+    tree lists the guides under it and not its sections.
+  * Every other heading gets an explicit id, `{#PAGE-SLUG}` (`{#PAGE}` for a page's title), where SLUG
     is GitHub's heading anchor. Doxygen 1.9 makes no ids of its own, and labels are global across
     the site, hence the page prefix. Links written for GitHub are rewritten to match:
     `(#slug)` -> `(#PAGE-slug)`, `(other.md#slug)` -> `(#other-slug)`. Pages then have stable
@@ -56,6 +59,10 @@ def filter_markdown(path, text):
                 if level == "#":
                     if not is_main:
                         line = f"# {title} {{#{page}}}"
+                elif is_main:
+                    # The start page's headings would become entries of the navigation tree, next to
+                    # (and above) the guides themselves; as plain HTML headings they do not.
+                    line = f"<h{len(level)}>{title}</h{len(level)}>"
                 else:
                     line = f"{level} {title} {{#{page}-{slugify(title)}}}"
             line = re.sub(r"\]\(#([A-Za-z0-9_-]+)\)", lambda m: f"](#{page}-{m.group(1)})", line)
@@ -217,6 +224,8 @@ def filter_csharp(text):
             continue
         if re.match(r"^\s*///\s*<inheritdoc\s*/>\s*$", line):
             lines[i] = ""
+        # Doxygen prints an <example> without a heading; give it one.
+        lines[i] = re.sub(r"^(\s*///\s*)<example>", r"\1\\par Example\n\1", lines[i])
     text = "\n".join(lines)
     if closing:
         text += "\n}\n"
