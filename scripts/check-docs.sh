@@ -14,13 +14,13 @@
 # as root it installs them with apt-get and says so. playwright-core comes from the npm registry
 # at the version locked in scripts/docs-check/package-lock.json (`npm ci`; it downloads no browser).
 set -euo pipefail
-cd "$(dirname "$0")/.."
 
 if [ $# -ne 1 ]; then
   echo "usage: scripts/check-docs.sh SCREENSHOT_DIR" >&2
   exit 2
 fi
-shots=$1
+shots=$(realpath -m "$1")   # relative to where it was called from
+cd "$(dirname "$0")/.."
 [ -f _site/index.html ] || { echo "check-docs: no _site/index.html; run scripts/build-docs.sh first" >&2; exit 1; }
 
 missing=()
@@ -51,13 +51,19 @@ for md in docs/*.md; do
   [ "$name" = index ] || pages+=("$name.html")
 done
 
+mkdir -p "$shots"
 status=0
 echo "== headless Chromium: ${#pages[@]} pages, screenshots in $shots"
 node scripts/docs-check/check.mjs _site "$shots" "${pages[@]}" || status=1
 
 echo "== linkchecker: every internal link and anchor of the site"
 config=$(mktemp)
-trap 'rm -f "$config"' EXIT
+# As root, linkchecker drops to user nobody, which may not be able to read the checkout (under
+# /root, say): it checks a world-readable copy of the site instead.
+copy=$(mktemp -d)
+trap 'rm -rf "$config" "$copy"' EXIT
+cp -r _site "$copy/site"
+chmod -R a+rX "$copy"
 cat > "$config" <<'CFG'
 [filtering]
 # Links leaving the site (the RFCs, learn.microsoft.com) are not fetched: CI has no internet.
@@ -69,9 +75,8 @@ CFG
 # Every page is a start URL: Doxygen's menus and navigation tree are built by scripts, which
 # linkchecker does not run, so not every page is reachable through static links alone. A missing
 # file is an error; a missing anchor is a warning (AnchorCheck), and counts as a failure here too.
-# (As root, linkchecker drops to user nobody: the site must be world-readable, as a checkout is.)
 linkchecker --config="$config" --no-status --recursion-level=1 --threads=4 \
-  $(for f in _site/*.html; do printf 'file://%s ' "$PWD/$f"; done) > "$shots/linkchecker.txt" 2>&1 || true
+  $(for f in "$copy"/site/*.html; do printf 'file://%s ' "$f"; done) > "$shots/linkchecker.txt" 2>&1 || true
 summary=$(grep -E "links? in [0-9]+ URLs? checked" "$shots/linkchecker.txt" || true)
 if [ -z "$summary" ] || ! grep -qE " 0 warnings found.* 0 errors found" <<<"$summary"; then
   grep -vE "^INFO|^WARNING linkcheck.check .*dropping privileges" "$shots/linkchecker.txt" | tail -n 60
