@@ -56,6 +56,8 @@ def filter_markdown(path, text):
             heading = re.match(r"^(#{1,6}) (.*?)\s*$", line)
             if heading and "{#" not in line:
                 level, title = heading.groups()
+                # Doxygen 1.9 prints a code span in a heading as escaped "<tt>" text: drop the backticks.
+                title = title.replace("`", "")
                 if level == "#":
                     if not is_main:
                         line = f"# {title} {{#{page}}}"
