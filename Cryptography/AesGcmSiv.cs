@@ -28,6 +28,23 @@ namespace Cryptography;
 /// on it at once. Calls do not allocate. <see cref="Dispose"/> wipes the key schedule (so does the
 /// finalizer, if the instance is never disposed); it must not race with calls in flight.</para>
 /// </remarks>
+/// <example>
+/// Encrypt and decrypt with a caller-chosen nonce, or let <see cref="Seal(ReadOnlySpan{byte}, ReadOnlySpan{byte})"/> pick a random one:
+/// <code>
+/// byte[] key = RandomNumberGenerator.GetBytes(32);   // 16 bytes for AES-128-GCM-SIV
+/// byte[] nonce = RandomNumberGenerator.GetBytes(12);
+/// byte[] plaintext = "hello"u8.ToArray();
+/// byte[] ciphertext = new byte[plaintext.Length];
+/// byte[] tag = new byte[16];
+///
+/// using var aead = new AesGcmSiv(key);
+/// aead.Encrypt(nonce, plaintext, ciphertext, tag, associatedData: null);
+/// aead.Decrypt(nonce, ciphertext, tag, plaintext);   // AuthenticationTagMismatchException if tampered
+///
+/// byte[] sealedMessage = aead.Seal(plaintext);       // nonce || ciphertext || tag
+/// byte[] opened = aead.Open(sealedMessage);
+/// </code>
+/// </example>
 public sealed partial class AesGcmSiv : IDisposable
 {
     private const int NonceSize = 12;

@@ -23,6 +23,21 @@ namespace Cryptography;
 /// the lock of the key's nonce history.) Calls do not allocate, except the first time a repeat of a given size is
 /// examined.</para>
 /// </remarks>
+/// <example>
+/// A drop-in replacement for <see cref="AesGcm"/>: change the type name, keep the calls.
+/// <code>
+/// using var aead = new GuardedAesGcm(key, tagSizeInBytes: 16);      // was: new AesGcm(key, 16)
+/// aead.Encrypt(nonce, plaintext, ciphertext, tag, associatedData);
+/// try
+/// {
+///     aead.Encrypt(nonce, otherPlaintext, otherCiphertext, otherTag, associatedData);
+/// }
+/// catch (NonceReuseException)
+/// {
+///     // Refused before anything was written: otherCiphertext and otherTag are untouched.
+/// }
+/// </code>
+/// </example>
 public sealed class GuardedAesGcm : GuardedAead
 {
     private readonly AesGcm _aead;

@@ -22,6 +22,14 @@ namespace Cryptography;
 /// <para>Thread-safe, like <see cref="AesGcmSiv"/>. Calls do not allocate, except the first time a
 /// repeat of a given size is examined under <see cref="NonceReusePolicy.Refuse"/>.</para>
 /// </remarks>
+/// <example>
+/// The strict mode refuses a repeated nonce with a different message; by default it is counted:
+/// <code>
+/// using var aead = new GuardedAesGcmSiv(key, new NonceGuardOptions { Policy = NonceReusePolicy.Refuse });
+/// aead.Encrypt(nonce, plaintext, ciphertext, tag);
+/// aead.Encrypt(nonce, otherPlaintext, otherCiphertext, otherTag);   // throws NonceReuseException
+/// </code>
+/// </example>
 public sealed class GuardedAesGcmSiv : GuardedAead
 {
     private readonly AesGcmSiv _aead;

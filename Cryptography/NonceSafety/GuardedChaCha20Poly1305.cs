@@ -23,6 +23,14 @@ namespace Cryptography;
 /// the lock of the key's nonce history.) Calls do not allocate, except the first time a repeat of a given size is
 /// examined.</para>
 /// </remarks>
+/// <example>
+/// A drop-in replacement for <see cref="ChaCha20Poly1305"/>: change the type name, keep the calls.
+/// <code>
+/// using var aead = new GuardedChaCha20Poly1305(key);                // was: new ChaCha20Poly1305(key)
+/// aead.Encrypt(nonce, plaintext, ciphertext, tag, associatedData);
+/// aead.Decrypt(nonce, ciphertext, tag, plaintext, associatedData);
+/// </code>
+/// </example>
 public sealed class GuardedChaCha20Poly1305 : GuardedAead
 {
     private readonly ChaCha20Poly1305 _aead;
