@@ -22,4 +22,7 @@ internal static class WebPushMessages
     public const string TimeToLiveOutOfRange = "The time to live must be between 0 and {0} seconds.";
     public const string TopicInvalid = "A topic is 1 to 32 characters of the base64url alphabet (RFC 8030 section 5.4).";
     public const string UnknownUrgency = "Unknown urgency.";
+    public const string VapidEndpoint = "The endpoint must be an absolute https (or http) URI: its origin is the VAPID token's audience.";
+    public const string VapidSubject = "The VAPID subject must be a mailto: or https: URI that reaches the application server's operator (RFC 8292 section 2.1).";
+    public const string VapidValidity = "A VAPID token must expire within 24 hours (RFC 8292 section 2), and after it is made.";
 }

@@ -130,6 +130,27 @@ public class WebPushInteropTests
         Assert.That(error, Does.Contain("Unsupported state or unable to authenticate data").Or.Contain("authenticate"));
     }
 
+    [Test]
+    public void NodeVerifiesTheVapidHeaderMadeHere()
+    {
+        using ECDsa key = ECDsa.Create(ECCurve.NamedCurves.nistP256);
+        var endpoint = new Uri("https://push.example.net/push/JzLQ3raZJfFBR0aqvOMsLrt54w4rJUsV");
+        string header = VapidAuthorization.Create(endpoint, "mailto:ops@example.com", key).ToString();
+        JsonNode result = Node("vapid-verify", new JsonObject { ["authorization"] = header });
+        Assert.Multiple(() =>
+        {
+            Assert.That(result["valid"]!.GetValue<bool>(), Is.True, header);
+            Assert.That(result["header"]!["alg"]!.GetValue<string>(), Is.EqualTo("ES256"));
+            Assert.That(result["claims"]!["aud"]!.GetValue<string>(), Is.EqualTo("https://push.example.net"));
+        });
+
+        // And the check can fail: a signature by another key under this k= is refused.
+        using ECDsa other = ECDsa.Create(ECCurve.NamedCurves.nistP256);
+        string forged = VapidAuthorization.Create(endpoint, "mailto:ops@example.com", other).ToString();
+        forged = forged[..forged.IndexOf(", k=", StringComparison.Ordinal)] + ", k=" + VapidAuthorization.GetPublicKey(key);
+        Assert.That(Node("vapid-verify", new JsonObject { ["authorization"] = forged })["valid"]!.GetValue<bool>(), Is.False);
+    }
+
     internal JsonNode Node(string command, JsonObject input)
     {
         (int code, string output, string error) = Run(Which("node")!, "interop.js " + command, input.ToJsonString());
