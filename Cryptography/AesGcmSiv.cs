@@ -94,6 +94,45 @@ public sealed partial class AesGcmSiv : IDisposable
         Backends.ExpandKey(backend, key, ref Schedule);
     }
 
+    /// <summary>Creates an instance with the given key and tag size, using <see cref="ActiveBackend"/>:
+    /// the shape of <see cref="AesGcm(byte[], int)"/>, so code written for <see cref="AesGcm"/> compiles with the type name changed.</summary>
+    /// <param name="key">The key-generating key: 16 or 32 bytes.</param>
+    /// <param name="tagSizeInBytes">The tag size every call uses: only 16 is supported.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="key"/> is <see langword="null"/>.</exception>
+    /// <exception cref="CryptographicException"><paramref name="key"/> is not 16 or 32 bytes long.</exception>
+    /// <exception cref="ArgumentException"><paramref name="tagSizeInBytes"/> is not 16 (the exception <see cref="AesGcm"/> throws for an unsupported tag size).</exception>
+    public AesGcmSiv(byte[] key, int tagSizeInBytes)
+        : this(CheckTagSize(new ReadOnlySpan<byte>(key ?? throw new ArgumentNullException(nameof(key))), tagSizeInBytes))
+    {
+    }
+
+    /// <summary>Creates an instance with the given key and tag size, using <see cref="ActiveBackend"/>:
+    /// the shape of <see cref="AesGcm(ReadOnlySpan{byte}, int)"/>, so code written for <see cref="AesGcm"/> compiles with the type name changed.</summary>
+    /// <param name="key">The key-generating key: 16 or 32 bytes.</param>
+    /// <param name="tagSizeInBytes">The tag size every call uses: only 16 is supported.</param>
+    /// <exception cref="CryptographicException"><paramref name="key"/> is not 16 or 32 bytes long.</exception>
+    /// <exception cref="ArgumentException"><paramref name="tagSizeInBytes"/> is not 16 (the exception <see cref="AesGcm"/> throws for an unsupported tag size).</exception>
+    public AesGcmSiv(ReadOnlySpan<byte> key, int tagSizeInBytes)
+        : this(CheckTagSize(key, tagSizeInBytes))
+    {
+    }
+
+    /// <summary>Gets the tag size, in bytes, every call uses: always 16 (the tag size <see cref="AesGcm.TagSizeInBytes"/> would report for <c>new AesGcm(key, 16)</c>).</summary>
+    public int? TagSizeInBytes => TagSize;
+
+    // AesGcm checks the key size before the tag size; so does this: a bad key is left for the
+    // chained constructor to refuse with its CryptographicException, and nothing is allocated
+    // before the tag size is known to be good.
+    private static ReadOnlySpan<byte> CheckTagSize(ReadOnlySpan<byte> key, int tagSizeInBytes)
+    {
+        if ((key.Length == 16 || key.Length == 32) && tagSizeInBytes != TagSize)
+        {
+            throw new ArgumentException(Messages.UnsupportedTagSize, nameof(tagSizeInBytes));
+        }
+
+        return key;
+    }
+
     /// <summary>Gets a value that indicates whether AES-GCM-SIV is supported: always <see langword="true"/>,
     /// since a portable backend runs everywhere.</summary>
     public static bool IsSupported => true;

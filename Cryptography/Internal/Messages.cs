@@ -8,6 +8,9 @@ internal static class Messages
     public const string InvalidKeySize = "The key must be 16 bytes (AES-128-GCM-SIV) or 32 bytes (AES-256-GCM-SIV).";
     public const string InvalidNonceSize = "The nonce must be 12 bytes.";
     public const string InvalidTagSize = "The tag must be 16 bytes.";
+
+    // AesGcm's own wording for a tag size its constructor does not support (SR.Cryptography_InvalidTagLength).
+    public const string UnsupportedTagSize = "The specified tag is not a valid size for this algorithm.";
     public const string PlaintextCiphertextLengthMismatch = "Plaintext and ciphertext must have the same length.";
     public const string OverlappingBuffers = "The input and output buffers overlap partially; use either the same buffer (in place) or buffers that do not overlap.";
     public const string DestinationTooShort = "The destination buffer is too short.";

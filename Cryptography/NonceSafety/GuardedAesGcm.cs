@@ -65,7 +65,8 @@ public sealed class GuardedAesGcm : GuardedAead
     /// <param name="tagSizeInBytes">The tag size every call must use (12 to 16).</param>
     /// <param name="options">The guard's options; <see langword="null"/> for <see cref="NonceGuardOptions.Default"/>.</param>
     /// <exception cref="ArgumentNullException"><paramref name="key"/> is <see langword="null"/>.</exception>
-    /// <exception cref="CryptographicException">The key or tag size is not one AES-GCM allows.</exception>
+    /// <exception cref="CryptographicException">The key size is not one AES-GCM allows.</exception>
+    /// <exception cref="ArgumentException"><paramref name="tagSizeInBytes"/> is not one AES-GCM allows.</exception>
     /// <exception cref="ArgumentOutOfRangeException">An option is out of range.</exception>
     public GuardedAesGcm(byte[] key, int tagSizeInBytes, NonceGuardOptions? options = null)
         : this(new AesGcm(key, tagSizeInBytes), key, options)
@@ -76,7 +77,8 @@ public sealed class GuardedAesGcm : GuardedAead
     /// <param name="key">The 16-, 24- or 32-byte key.</param>
     /// <param name="tagSizeInBytes">The tag size every call must use (12 to 16).</param>
     /// <param name="options">The guard's options; <see langword="null"/> for <see cref="NonceGuardOptions.Default"/>.</param>
-    /// <exception cref="CryptographicException">The key or tag size is not one AES-GCM allows.</exception>
+    /// <exception cref="CryptographicException">The key size is not one AES-GCM allows.</exception>
+    /// <exception cref="ArgumentException"><paramref name="tagSizeInBytes"/> is not one AES-GCM allows.</exception>
     /// <exception cref="ArgumentOutOfRangeException">An option is out of range.</exception>
     public GuardedAesGcm(ReadOnlySpan<byte> key, int tagSizeInBytes, NonceGuardOptions? options = null)
         : this(new AesGcm(key, tagSizeInBytes), key, options)

@@ -57,6 +57,33 @@ public sealed class GuardedAesGcmSiv : GuardedAead
     {
     }
 
+    /// <summary>Creates a guarded AES-GCM-SIV with a tag size, in the shape of <see cref="GuardedAesGcm(byte[], int, NonceGuardOptions?)"/>.</summary>
+    /// <param name="key">The 16- or 32-byte key.</param>
+    /// <param name="tagSizeInBytes">The tag size every call uses: only 16 is supported.</param>
+    /// <param name="options">The guard's options; <see langword="null"/> for <see cref="NonceGuardOptions.Default"/>,
+    /// which for this type means <see cref="NonceReusePolicy.Observe"/>.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="key"/> is <see langword="null"/>.</exception>
+    /// <exception cref="CryptographicException">The key is not 16 or 32 bytes.</exception>
+    /// <exception cref="ArgumentException"><paramref name="tagSizeInBytes"/> is not 16.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">An option is out of range.</exception>
+    public GuardedAesGcmSiv(byte[] key, int tagSizeInBytes, NonceGuardOptions? options = null)
+        : this(new AesGcmSiv(key, tagSizeInBytes), key, options)
+    {
+    }
+
+    /// <summary>Creates a guarded AES-GCM-SIV with a tag size, in the shape of <see cref="GuardedAesGcm(ReadOnlySpan{byte}, int, NonceGuardOptions?)"/>.</summary>
+    /// <param name="key">The 16- or 32-byte key.</param>
+    /// <param name="tagSizeInBytes">The tag size every call uses: only 16 is supported.</param>
+    /// <param name="options">The guard's options; <see langword="null"/> for <see cref="NonceGuardOptions.Default"/>,
+    /// which for this type means <see cref="NonceReusePolicy.Observe"/>.</param>
+    /// <exception cref="CryptographicException">The key is not 16 or 32 bytes.</exception>
+    /// <exception cref="ArgumentException"><paramref name="tagSizeInBytes"/> is not 16.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">An option is out of range.</exception>
+    public GuardedAesGcmSiv(ReadOnlySpan<byte> key, int tagSizeInBytes, NonceGuardOptions? options = null)
+        : this(new AesGcmSiv(key, tagSizeInBytes), key, options)
+    {
+    }
+
     private GuardedAesGcmSiv(AesGcmSiv aead, ReadOnlySpan<byte> key, NonceGuardOptions? options)
         : base(aead, Adapter.Name, key, options, NonceReusePolicy.Observe)
     {
@@ -74,6 +101,9 @@ public sealed class GuardedAesGcmSiv : GuardedAead
 
     /// <summary>The tag sizes AES-GCM-SIV accepts: 16 bytes.</summary>
     public static KeySizes TagByteSizes => AesGcmSiv.TagByteSizes;
+
+    /// <summary>The tag size every call uses: always 16, as <see cref="AesGcmSiv.TagSizeInBytes"/>.</summary>
+    public int? TagSizeInBytes => _aead.TagSizeInBytes;
 
     private protected override void EncryptCore(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
         => NonceGuard.Encrypt(new Adapter(_aead), History, Policy, nonce, plaintext, ciphertext, tag, associatedData);
