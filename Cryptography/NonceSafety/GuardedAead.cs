@@ -36,7 +36,25 @@ public abstract class GuardedAead : IDisposable
         catch
         {
             aead.Dispose();
+            GC.SuppressFinalize(this);
             throw;
+        }
+    }
+
+    /// <summary>
+    /// Lets go of the nonce history if the guard was never disposed, so the registry of shared
+    /// histories does not keep it for the life of the process; other guards of the key keep theirs.
+    /// </summary>
+    /// <remarks>
+    /// Only the history: the wrapped AEAD has a finalizer of its own. A call in flight keeps the
+    /// guard reachable (it touches the guard after the AEAD returns), so this never runs under one.
+    /// History is null when a constructor threw before setting it.
+    /// </remarks>
+    ~GuardedAead()
+    {
+        if (History is { } history && _calls.Close())
+        {
+            NonceHistoryRegistry.Release(history);
         }
     }
 
