@@ -46,6 +46,14 @@ internal interface IGuardedAead
     /// </summary>
     static abstract bool Concurrent { get; }
 
+    /// <summary>
+    /// For a <see cref="Concurrent"/> AEAD: throws the exception its Encrypt would throw for these
+    /// buffers, before a nonce is reserved. A reservation given back still takes its place in the
+    /// window's current generation, so a run of calls failing after the reservation would push
+    /// real nonces out of the exact window early.
+    /// </summary>
+    static abstract void CheckEncryptBuffers(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag);
+
     void Encrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData);
 
     void Decrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData);
@@ -101,6 +109,7 @@ internal static class NonceGuard
             return;
         }
 
+        TAead.CheckEncryptBuffers(plaintext, ciphertext, tag);
         var spinner = default(SpinWait);
         while (true)
         {
