@@ -26,7 +26,9 @@ namespace Cryptography;
 /// <see cref="Encrypt(ReadOnlySpan{byte}, ReadOnlySpan{byte}, Span{byte}, Span{byte}, ReadOnlySpan{byte})"/>
 /// and <see cref="Decrypt(ReadOnlySpan{byte}, ReadOnlySpan{byte}, ReadOnlySpan{byte}, Span{byte}, ReadOnlySpan{byte})"/>
 /// on it at once. Calls do not allocate. <see cref="Dispose"/> wipes the key schedule (so does the
-/// finalizer, if the instance is never disposed); it must not race with calls in flight.</para>
+/// finalizer, if the instance is never disposed). It may race with calls: a call already in flight
+/// finishes with the real key (the last one out wipes it), and a call that starts after
+/// <see cref="Dispose"/> throws <see cref="ObjectDisposedException"/>.</para>
 /// </remarks>
 /// <example>
 /// Encrypt and decrypt with a caller-chosen nonce, or let <see cref="Seal(ReadOnlySpan{byte}, ReadOnlySpan{byte})"/> pick a random one:
@@ -55,7 +57,11 @@ public sealed partial class AesGcmSiv : IDisposable
     private readonly ulong[] _keyGeneratingKeySchedule;
     private readonly int _rounds;
     private readonly AesGcmSivBackend _backend;
-    private volatile bool _disposed;
+
+    // Calls in flight and the disposed flag (Internal/CallCounter.cs): Dispose never wipes the
+    // schedule under a call; the last call out does. Its Exit after the computation also keeps this
+    // instance reachable until then, so the finalizer cannot wipe mid-call either.
+    private CallCounter _calls;
 
     /// <summary>Creates an instance with the given key, using <see cref="ActiveBackend"/>.</summary>
     /// <param name="key">The key-generating key: 16 or 32 bytes.</param>
@@ -190,8 +196,15 @@ public sealed partial class AesGcmSiv : IDisposable
             throw new ArgumentException(Messages.TagOverlapsCiphertext, nameof(tag));
         }
 
-        ObjectDisposedException.ThrowIf(_disposed, this);
-        Backends.Encrypt(_backend, in Schedule, _rounds, nonce, plaintext, ciphertext, tag, associatedData);
+        ObjectDisposedException.ThrowIf(!_calls.TryEnter(), this);
+        try
+        {
+            Backends.Encrypt(_backend, in Schedule, _rounds, nonce, plaintext, ciphertext, tag, associatedData);
+        }
+        finally
+        {
+            ExitCall();
+        }
     }
 
     /// <summary>Verifies the tag and decrypts the ciphertext into the plaintext buffer.</summary>
@@ -228,9 +241,17 @@ public sealed partial class AesGcmSiv : IDisposable
     public void Decrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData = default)
     {
         CheckParameters(nonce, ciphertext, plaintext, tag.Length, nameof(plaintext));
-        ObjectDisposedException.ThrowIf(_disposed, this);
+        ObjectDisposedException.ThrowIf(!_calls.TryEnter(), this);
+        bool authentic;
+        try
+        {
+            authentic = Backends.Decrypt(_backend, in Schedule, _rounds, nonce, ciphertext, tag, plaintext, associatedData);
+        }
+        finally
+        {
+            ExitCall();
+        }
 
-        bool authentic = Backends.Decrypt(_backend, in Schedule, _rounds, nonce, ciphertext, tag, plaintext, associatedData);
         if (!authentic)
         {
             // GcmSiv has already zeroed the plaintext buffer.
@@ -241,12 +262,27 @@ public sealed partial class AesGcmSiv : IDisposable
     /// <summary>Wipes the key schedule if the instance was never disposed.</summary>
     ~AesGcmSiv() => WipeKey();
 
-    /// <summary>Wipes the key schedule. Later calls throw <see cref="ObjectDisposedException"/>.</summary>
+    /// <summary>
+    /// Wipes the key schedule, at once or, if calls are in flight on other threads, as the last of
+    /// them returns. Calls that start later throw <see cref="ObjectDisposedException"/>.
+    /// </summary>
     public void Dispose()
     {
-        _disposed = true;
-        WipeKey();
+        if (_calls.Close())
+        {
+            WipeKey();
+        }
+
         GC.SuppressFinalize(this);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void ExitCall()
+    {
+        if (_calls.Exit())
+        {
+            WipeKey();
+        }
     }
 
     // The schedule array is pinned, so this is the only copy of the key material to clear.

@@ -5,7 +5,7 @@
 
 using System;
 using System.Security.Cryptography;
-using System.Threading;
+using Cryptography.Internal;
 using Cryptography.NonceSafety;
 
 namespace Cryptography;
@@ -17,7 +17,10 @@ namespace Cryptography;
 public abstract class GuardedAead : IDisposable
 {
     private readonly IDisposable _aead;
-    private int _disposed;
+
+    // Calls in flight and the disposed flag (Internal/CallCounter.cs): the wrapped AEAD is disposed
+    // and the history let go only once no call is using them.
+    private CallCounter _calls;
 
     private protected GuardedAead(IDisposable aead, string algorithm, ReadOnlySpan<byte> key, NonceGuardOptions? options, NonceReusePolicy defaultPolicy)
     {
@@ -33,7 +36,25 @@ public abstract class GuardedAead : IDisposable
         catch
         {
             aead.Dispose();
+            GC.SuppressFinalize(this);
             throw;
+        }
+    }
+
+    /// <summary>
+    /// Lets go of the nonce history if the guard was never disposed, so the registry of shared
+    /// histories does not keep it for the life of the process; other guards of the key keep theirs.
+    /// </summary>
+    /// <remarks>
+    /// Only the history: the wrapped AEAD has a finalizer of its own. A call in flight keeps the
+    /// guard reachable (it touches the guard after the AEAD returns), so this never runs under one.
+    /// History is null when a constructor threw before setting it.
+    /// </remarks>
+    ~GuardedAead()
+    {
+        if (History is { } history && _calls.Close())
+        {
+            NonceHistoryRegistry.Release(history);
         }
     }
 
@@ -81,8 +102,15 @@ public abstract class GuardedAead : IDisposable
     /// <exception cref="ObjectDisposedException">The guard has been disposed.</exception>
     public void Encrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData = default)
     {
-        ObjectDisposedException.ThrowIf(_disposed != 0, this);
-        EncryptCore(nonce, plaintext, ciphertext, tag, associatedData);
+        ObjectDisposedException.ThrowIf(!_calls.TryEnter(), this);
+        try
+        {
+            EncryptCore(nonce, plaintext, ciphertext, tag, associatedData);
+        }
+        finally
+        {
+            ExitCall();
+        }
     }
 
     /// <summary>Verifies and decrypts; with <see cref="NonceGuardOptions.CheckDecrypt"/>, also checks the nonce.</summary>
@@ -117,20 +145,44 @@ public abstract class GuardedAead : IDisposable
     /// <exception cref="ObjectDisposedException">The guard has been disposed.</exception>
     public void Decrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData = default)
     {
-        ObjectDisposedException.ThrowIf(_disposed != 0, this);
-        DecryptCore(nonce, ciphertext, tag, plaintext, associatedData);
+        ObjectDisposedException.ThrowIf(!_calls.TryEnter(), this);
+        try
+        {
+            DecryptCore(nonce, ciphertext, tag, plaintext, associatedData);
+        }
+        finally
+        {
+            ExitCall();
+        }
     }
 
-    /// <summary>Disposes the wrapped AEAD and lets go of the nonce history (the last guard of a key drops it).</summary>
+    /// <summary>
+    /// Disposes the wrapped AEAD and lets go of the nonce history (the last guard of a key drops it),
+    /// at once or, if calls are in flight on other threads, as the last of them returns. Calls that
+    /// start later throw <see cref="ObjectDisposedException"/>.
+    /// </summary>
     public void Dispose()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) == 0)
+        if (_calls.Close())
         {
-            _aead.Dispose();
-            NonceHistoryRegistry.Release(History);
+            Release();
         }
 
         GC.SuppressFinalize(this);
+    }
+
+    private void ExitCall()
+    {
+        if (_calls.Exit())
+        {
+            Release();
+        }
+    }
+
+    private void Release()
+    {
+        _aead.Dispose();
+        NonceHistoryRegistry.Release(History);
     }
 
     private protected abstract void EncryptCore(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData);

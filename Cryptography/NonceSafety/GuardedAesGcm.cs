@@ -116,6 +116,11 @@ public sealed class GuardedAesGcm : GuardedAead
         // Not safe for concurrent calls: NonceGuard runs every call under the history's lock.
         public static bool Concurrent => false;
 
+        // Never reserves: every call runs under the history's lock and records only on success.
+        public static void CheckEncryptBuffers(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag)
+        {
+        }
+
         public void Encrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
             => aead.Encrypt(nonce, plaintext, ciphertext, tag, associatedData);
 

@@ -3,6 +3,7 @@
 
 using System;
 using System.Security.Cryptography;
+using Cryptography.Internal;
 using Cryptography.NonceSafety;
 
 namespace Cryptography;
@@ -117,6 +118,26 @@ public sealed class GuardedAesGcmSiv : GuardedAead
 
         // AesGcmSiv is safe for concurrent calls: NonceGuard reserves and publishes around them.
         public static bool Concurrent => true;
+
+        // AesGcmSiv.Encrypt's checks, in its order and with its messages (the guard has checked the
+        // nonce's length and the ciphertext's already), so that no call fails after reserving.
+        public static void CheckEncryptBuffers(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag)
+        {
+            if (tag.Length != 16)
+            {
+                throw new ArgumentException(Messages.InvalidTagSize, nameof(tag));
+            }
+
+            if (plaintext.Overlaps(ciphertext, out int offset) && offset != 0)
+            {
+                throw new ArgumentException(Messages.OverlappingBuffers, nameof(ciphertext));
+            }
+
+            if (tag.Overlaps(ciphertext))
+            {
+                throw new ArgumentException(Messages.TagOverlapsCiphertext, nameof(tag));
+            }
+        }
 
         public void Encrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
             => aead.Encrypt(nonce, plaintext, ciphertext, tag, associatedData);

@@ -13,10 +13,21 @@
 // thrown, so nothing reaches the caller's buffers. (Two different messages under one nonce get
 // equal tags only with probability about 2^-100 or less for all three AEADs, and nobody can steer
 // that without the key.)
+//
+// The caller's nonce (and, on a checked decryption, the received tag) is copied to the stack once,
+// first, and that copy is what both the history and the AEAD see: another thread changing the
+// caller's buffer mid-call must not make the history check one nonce while the AEAD uses another.
+// Nonces are 12 bytes: all three wrapped AEADs take only 96-bit nonces (AesGcm, ChaCha20Poly1305
+// and AesGcmSiv each have NonceByteSizes 12..12), and the history keys its entries by all 96 bits
+// (a ulong and a uint). A call with any other length is rejected before the history is touched.
+// The tag an encryption writes is read back from the caller's buffer to be recorded; a concurrent
+// change there can only record a wrong tag, which makes a later identical re-encryption look
+// different (refused), never a different message look identical.
 
 using System;
 using System.Buffers;
 using System.Globalization;
+using System.Runtime.CompilerServices;
 using System.Security.Cryptography;
 using System.Threading;
 
@@ -35,6 +46,14 @@ internal interface IGuardedAead
     /// </summary>
     static abstract bool Concurrent { get; }
 
+    /// <summary>
+    /// For a <see cref="Concurrent"/> AEAD: throws the exception its Encrypt would throw for these
+    /// buffers, before a nonce is reserved. A reservation given back still takes its place in the
+    /// window's current generation, so a run of calls failing after the reservation would push
+    /// real nonces out of the exact window early.
+    /// </summary>
+    static abstract void CheckEncryptBuffers(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag);
+
     void Encrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData);
 
     void Decrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData);
@@ -44,14 +63,22 @@ internal static class NonceGuard
 {
     public const int NonceSize = 12;
 
-    public static void Encrypt<TAead>(TAead aead, NonceHistory history, NonceReusePolicy policy, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
+    // The longest tag any wrapped AEAD takes (AES-GCM allows 12 to 16, the others 16).
+    private const int MaxTagSize = 16;
+
+    [SkipLocalsInit]
+    public static void Encrypt<TAead>(TAead aead, NonceHistory history, NonceReusePolicy policy, ReadOnlySpan<byte> callersNonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
         where TAead : struct, IGuardedAead
     {
         // All three wrapped AEADs take 12-byte nonces only, and the history keeps nothing else.
-        if (nonce.Length != NonceSize)
+        if (callersNonce.Length != NonceSize)
         {
-            throw new ArgumentException(Internal.Messages.InvalidNonceSize, nameof(nonce));
+            throw new ArgumentException(Internal.Messages.InvalidNonceSize, "nonce");
         }
+
+        // One read of the caller's buffer: the history checks exactly the nonce the AEAD uses.
+        Span<byte> nonce = stackalloc byte[NonceSize];
+        callersNonce.CopyTo(nonce);
 
         // Checked here because a repeat encrypts into a private buffer of the plaintext's length
         // first; the wrapped AEAD checks everything else.
@@ -82,6 +109,7 @@ internal static class NonceGuard
             return;
         }
 
+        TAead.CheckEncryptBuffers(plaintext, ciphertext, tag);
         var spinner = default(SpinWait);
         while (true)
         {
@@ -114,7 +142,39 @@ internal static class NonceGuard
         }
     }
 
+    [SkipLocalsInit]
     public static void Decrypt<TAead>(TAead aead, NonceHistory history, NonceReusePolicy policy, bool check, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData)
+        where TAead : struct, IGuardedAead
+    {
+        if (check)
+        {
+            if (nonce.Length != NonceSize)
+            {
+                throw new ArgumentException(Internal.Messages.InvalidNonceSize, nameof(nonce));
+            }
+
+            // One read of the caller's nonce and tag: the history records exactly what the AEAD
+            // verified. A tag longer than any AEAD takes is passed on for the AEAD to reject.
+            Span<byte> nonceCopy = stackalloc byte[NonceSize];
+            Span<byte> tagCopy = stackalloc byte[MaxTagSize];
+            nonce.CopyTo(nonceCopy);
+            if (tag.Length <= MaxTagSize)
+            {
+                tag.CopyTo(tagCopy);
+                DecryptLocking(aead, history, policy, check, nonceCopy, ciphertext, tagCopy[..tag.Length], plaintext, associatedData);
+            }
+            else
+            {
+                DecryptLocking(aead, history, policy, check, nonceCopy, ciphertext, tag, plaintext, associatedData);
+            }
+
+            return;
+        }
+
+        DecryptLocking(aead, history, policy, check, nonce, ciphertext, tag, plaintext, associatedData);
+    }
+
+    private static void DecryptLocking<TAead>(TAead aead, NonceHistory history, NonceReusePolicy policy, bool check, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData)
         where TAead : struct, IGuardedAead
     {
         if (!TAead.Concurrent)
@@ -137,11 +197,6 @@ internal static class NonceGuard
         if (!check)
         {
             return;
-        }
-
-        if (nonce.Length != NonceSize)
-        {
-            throw new ArgumentException(Internal.Messages.InvalidNonceSize, nameof(nonce));
         }
 
         // Only an authentic message is recorded: a forgery must not be able to fill the history.

@@ -74,7 +74,7 @@ public sealed class NonceGuardOptions
     /// <summary>
     /// Share one history among all guards of this process that hold the same key (and algorithm),
     /// so that two instances built from one key cannot hand out the same nonce unnoticed. The
-    /// history is dropped when the last of them is disposed. Default on. The first guard's
+    /// history is dropped when the last of them is disposed or, if never disposed, collected. Default on. The first guard's
     /// window sizes are the ones the shared history keeps.
     /// </summary>
     public bool ShareHistory { get; init; } = true;
