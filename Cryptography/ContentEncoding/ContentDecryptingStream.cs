@@ -31,7 +31,7 @@ namespace Cryptography;
 /// exception. An exception from the source (such as an <see cref="IOException"/> or an
 /// <see cref="OperationCanceledException"/>) loses nothing: a later read resumes where the source left
 /// off, and the end of the body is reported only after all of its verified data was returned.</para>
-/// <para>Memory: one pinned record buffer, which starts at the smaller of the record size and 16 KiB and
+/// <para>Memory: one pinned record buffer, which starts at the smaller of the record size and 64 KiB and
 /// doubles only when the data received fills it, up to the body's record size (at most
 /// <c>maxRecordSize</c>): a header announcing a large record size costs nothing until the data
 /// arrives. An instance is not safe for concurrent use. Disposing wipes the keys and the buffer.</para>
@@ -39,8 +39,10 @@ namespace Cryptography;
 public sealed class ContentDecryptingStream : Stream
 {
     // The record buffer's first size when the record size is larger: the memory a body holds before
-    // it has sent more. It doubles as data arrives (see NextRecordRead).
-    internal const int InitialRecordBuffer = 16384;
+    // it has sent more. It doubles as data arrives (see NextRecordRead). 64 KiB: bodies with records
+    // up to that size (RFC 8188's examples use 4096) never grow the buffer or copy; larger records pay
+    // one copy of at most rs bytes, during the first record only.
+    internal const int InitialRecordBuffer = 65536;
 
     private readonly Stream _source;
     private readonly bool _leaveOpen;
@@ -306,7 +308,7 @@ public sealed class ContentDecryptingStream : Stream
         if (disposing && !_disposed)
         {
             _disposed = true;
-            Wipe();
+            _plaintextStart = _plaintextEnd = 0;   // the buffer is wiped as it goes back to PinnedBuffers
             _decryptor?.Dispose();
             if (_inputKeyingMaterial is not null)
             {
@@ -389,9 +391,11 @@ public sealed class ContentDecryptingStream : Stream
             byte[] grown = PinnedBuffers.Rent(_record is null ? Math.Min(recordSize, InitialRecordBuffer) : Math.Min(recordSize, 2 * _record.Length));
             if (_record is { } old)
             {
+                // The buffer only grows while the first full record arrives, so it holds ciphertext
+                // alone (no record has been decrypted in it yet): nothing to wipe.
                 old.AsSpan(0, _recordReceived).CopyTo(grown);
                 _record = null;
-                PinnedBuffers.Return(old);
+                PinnedBuffers.Return(old, holdsOnlyPublicData: true);
             }
 
             _record = grown;

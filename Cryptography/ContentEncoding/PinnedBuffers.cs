@@ -20,7 +20,7 @@ internal static class PinnedBuffers
     private static readonly ConcurrentQueue<byte[]>[] Pools = CreatePools();
     private static readonly int[] Counts = new int[MaxPooledShift - MinShift + 1];
 
-    /// <summary>A pinned array of at least <paramref name="minimumLength"/> bytes; its contents are unspecified (zero if pooled).</summary>
+    /// <summary>A pinned array of at least <paramref name="minimumLength"/> bytes; its contents are unspecified (never plaintext: that is wiped on return).</summary>
     public static byte[] Rent(int minimumLength)
     {
         int shift = Math.Max(MinShift, 32 - BitOperations.LeadingZeroCount((uint)Math.Max(minimumLength, 1) - 1));
@@ -39,10 +39,15 @@ internal static class PinnedBuffers
         return GC.AllocateUninitializedArray<byte>(1 << shift, pinned: true);
     }
 
-    /// <summary>Wipes <paramref name="array"/> and keeps it for reuse if its size class has room.</summary>
-    public static void Return(byte[] array)
+    /// <summary>Wipes <paramref name="array"/> (unless <paramref name="holdsOnlyPublicData"/>: ciphertext
+    /// needs no wipe) and keeps it for reuse if its size class has room.</summary>
+    public static void Return(byte[] array, bool holdsOnlyPublicData = false)
     {
-        CryptographicOperations.ZeroMemory(array);
+        if (!holdsOnlyPublicData)
+        {
+            CryptographicOperations.ZeroMemory(array);
+        }
+
         if (!BitOperations.IsPow2(array.Length) || array.Length < (1 << MinShift) || array.Length > (1 << MaxPooledShift))
         {
             return;
