@@ -210,6 +210,43 @@ public class FailureTests : ToolTestBase
         });
     }
 
+    /// <summary>
+    /// Issue 17, finding 8: an empty path went to .NET's file APIs, whose ArgumentException printed a
+    /// stack trace; a key file that is a directory was reported as "permission denied". Each bad path
+    /// is one line on stderr and exit code 2 (an I/O error, docs/tool.md), and nothing is created.
+    /// </summary>
+    [TestCase("the key file '' ... the path is empty", "keygen", "")]
+    [TestCase("the key file '' ... the path is empty", "encrypt", "-k", "", "plain", "out")]
+    [TestCase("the key file '' ... the path is empty", "decrypt", "-k", "", "plain", "out")]
+    [TestCase("the input '' ... the path is empty", "encrypt", "-k", "key", "", "out")]
+    [TestCase("the input '' ... the path is empty", "decrypt", "-k", "key", "", "out")]
+    [TestCase("the output '' ... the path is empty", "encrypt", "-k", "key", "plain", "")]
+    [TestCase("the output '' ... the path is empty", "decrypt", "-k", "key", "plain", "")]
+    [TestCase("the key file 'dir' is a directory", "encrypt", "-k", "dir", "plain", "out")]
+    [TestCase("the key file 'dir' is a directory", "decrypt", "-k", "dir", "plain", "out")]
+    [TestCase("the key file 'dir' is a directory", "keygen", "dir")]
+    public void BadPathsGiveOneLineAndExitCodeTwo(string expected, params string[] arguments)
+    {
+        KeyFile();
+        Write("plain", Content(10));
+        System.IO.Directory.CreateDirectory(PathOf("dir"));
+        ToolResult result = Run(arguments);
+        string[] lines = result.Stderr.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        string[] parts = expected.Split(" ... ");
+        Assert.Multiple(() =>
+        {
+            Assert.That(result.ExitCode, Is.EqualTo(2), result.ToString());
+            Assert.That(lines, Has.Length.EqualTo(1), result.ToString());
+            Assert.That(result.Stderr, Does.StartWith("aesgcmsiv: "));
+            foreach (string part in parts)
+            {
+                Assert.That(result.Stderr, Does.Contain(part));
+            }
+
+            Assert.That(Files(), Is.EqualTo(new[] { "key", "plain" }), "nothing was created");
+        });
+    }
+
     [Test]
     public void OutputsThatAreNotRegularFilesAreNeverRenamedOver()
     {

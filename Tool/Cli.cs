@@ -37,8 +37,8 @@ internal static class Cli
         Exit codes:
           0    success
           1    usage error: unknown command or option, bad value, ciphertext to a terminal
-          2    I/O error: a file is missing, unreadable or unwritable, OUTPUT exists (use --force), or the
-               key file is unusable (missing, empty, not 16 or 32 bytes)
+          2    I/O error: a file is missing, unreadable or unwritable, a path is empty, OUTPUT exists (use
+               --force), or the key file is unusable (missing, a directory, empty, not 16 or 32 bytes)
           3    decryption failed: wrong key or --coding, modified, truncated or extended data, or not an
                encrypted file; the message gives the byte offset and record number
           130  interrupted by Ctrl+C (SIGINT); 143 by SIGTERM, 129 by SIGHUP: the process ends with the
@@ -88,7 +88,7 @@ internal static class Cli
         };
         command.SetAction(result => Run(Interrupt.Token, () =>
         {
-            KeyFile.Generate(result.GetRequiredValue(keyFile), result.GetValue(bytes), result.GetValue(force));
+            KeyFile.Generate(result.GetRequiredValue(keyFile), result.GetValue(bytes), result.GetValue(force), Interrupt.Token);
             return ExitCodes.Success;
         }));
         return command;

@@ -4,6 +4,7 @@
 
 using System;
 using System.IO;
+using System.Threading;
 
 namespace Cryptography.Tool;
 
@@ -34,6 +35,7 @@ internal sealed class Source : ReadOnlyForwardStream
             return new Source(Console.OpenStandardInput(), "standard input", null);
         }
 
+        Errors.CheckPath(path, $"cannot open the input '{path}'");
         if (Directory.Exists(path))
         {
             throw new ToolException(ExitCodes.IO, $"the input '{path}' is a directory");
@@ -104,7 +106,8 @@ internal sealed class Sink : WriteOnlyForwardStream
     /// <param name="force">Whether an existing file may be replaced.</param>
     /// <param name="mode">The new file's Unix mode, or null for the default.</param>
     /// <param name="binaryRefusedOnTerminal">For ciphertext: refuse to write it to a terminal, as gzip does.</param>
-    public static Sink Open(string path, bool force, UnixFileMode? mode, bool binaryRefusedOnTerminal)
+    /// <param name="cancellationToken">Cancelled on an interrupt: a file output is then deleted (registered as it is created).</param>
+    public static Sink Open(string path, bool force, UnixFileMode? mode, bool binaryRefusedOnTerminal, CancellationToken cancellationToken)
     {
         if (Source.IsStandard(path))
         {
@@ -116,7 +119,7 @@ internal sealed class Sink : WriteOnlyForwardStream
             return new Sink(Console.OpenStandardOutput(), null, "standard output");
         }
 
-        OutputFile file = OutputFile.Create(path, force, mode, "output");
+        OutputFile file = OutputFile.Create(path, force, mode, "output", cancellationToken);
         return new Sink(file.Stream, file, $"'{path}'");
     }
 

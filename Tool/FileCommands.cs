@@ -48,8 +48,7 @@ internal static class FileCommands
         try
         {
             using Source source = Source.Open(inputPath);
-            using Sink sink = Sink.Open(outputPath, force, mode: null, binaryRefusedOnTerminal: true);
-            using CancellationTokenRegistration onCancel = cancellationToken.Register(sink.Discard);
+            using Sink sink = Sink.Open(outputPath, force, mode: null, binaryRefusedOnTerminal: true, cancellationToken);
             using var encryptor = new ContentEncryptor(key, coding, recordSize, keyIdBytes);
             bool show = ProgressDisplay.ShouldShow(sink);
             if (IsLarge(recordSize))
@@ -87,8 +86,7 @@ internal static class FileCommands
         try
         {
             using Source source = Source.Open(inputPath);
-            using Sink sink = Sink.Open(outputPath, force, OutputFile.OwnerOnly, binaryRefusedOnTerminal: false);
-            using CancellationTokenRegistration onCancel = cancellationToken.Register(sink.Discard);
+            using Sink sink = Sink.Open(outputPath, force, OutputFile.OwnerOnly, binaryRefusedOnTerminal: false, cancellationToken);
             ContentEncodingHeader header;
             try
             {

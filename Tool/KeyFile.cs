@@ -7,6 +7,7 @@
 using System;
 using System.IO;
 using System.Security.Cryptography;
+using System.Threading;
 
 namespace Cryptography.Tool;
 
@@ -19,6 +20,8 @@ internal static class KeyFile
     /// <summary>Reads a key file into a pinned array, which the caller wipes.</summary>
     public static byte[] Read(string path)
     {
+        Errors.CheckPath(path, $"cannot read the key file '{path}'");
+
         // One byte more than the longest key, to tell "32" from "longer".
         byte[] buffer = GC.AllocateArray<byte>(33, pinned: true);
         try
@@ -28,6 +31,11 @@ internal static class KeyFile
             {
                 using var stream = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.Read, bufferSize: 0);
                 read = stream.ReadAtLeast(buffer, buffer.Length, throwOnEndOfStream: false);
+            }
+            catch (UnauthorizedAccessException exception) when (Directory.Exists(path))
+            {
+                // Opening a directory fails as "access denied", which would send the user after permissions.
+                throw new ToolException(ExitCodes.IO, $"the key file '{path}' is a directory", exception);
             }
             catch (Exception exception) when (Errors.IsFileError(exception))
             {
@@ -57,13 +65,13 @@ internal static class KeyFile
 
     /// <summary>Writes a fresh random key of <paramref name="length"/> bytes to <paramref name="path"/>,
     /// readable and writable by its owner only (0600) from the moment it exists.</summary>
-    public static void Generate(string path, int length, bool force)
+    public static void Generate(string path, int length, bool force, CancellationToken cancellationToken)
     {
         byte[] key = GC.AllocateArray<byte>(length, pinned: true);
         try
         {
             RandomNumberGenerator.Fill(key);
-            using var output = OutputFile.Create(path, force, OutputFile.OwnerOnly, "key file");
+            using var output = OutputFile.Create(path, force, OutputFile.OwnerOnly, "key file", cancellationToken);
             output.Stream.Write(key);
             output.Commit();
         }

@@ -21,16 +21,16 @@ internal sealed class OutputFile : IDisposable
     private readonly string _path;
     private readonly string _temporaryPath;
     private readonly bool _overwrite;
-    private readonly FileStream _stream;
+    private FileStream? _stream;
+    private CancellationTokenRegistration _onCancel;
     private State _state;
 
-    private OutputFile(string displayPath, string path, string temporaryPath, bool overwrite, FileStream stream)
+    private OutputFile(string displayPath, string path, string temporaryPath, bool overwrite)
     {
         _displayPath = displayPath;
         _path = path;
         _temporaryPath = temporaryPath;
         _overwrite = overwrite;
-        _stream = stream;
     }
 
     private enum State
@@ -41,7 +41,7 @@ internal sealed class OutputFile : IDisposable
     }
 
     /// <summary>The stream to write the content to (unbuffered: every write goes to the file).</summary>
-    public Stream Stream => _stream;
+    public Stream Stream => _stream!;
 
     /// <summary>The temporary file's path, for messages and tests.</summary>
     public string TemporaryPath => _temporaryPath;
@@ -51,8 +51,12 @@ internal sealed class OutputFile : IDisposable
     /// <param name="overwrite">Whether an existing regular file at <paramref name="path"/> may be replaced.</param>
     /// <param name="mode">The Unix mode of the new file, or null for the default (0666 less the umask).</param>
     /// <param name="what">What the file is, for messages ("output", "key file").</param>
-    public static OutputFile Create(string path, bool overwrite, UnixFileMode? mode, string what)
+    /// <param name="cancellationToken">Cancelled by an interrupt: the temporary file is then deleted. The
+    /// deletion is registered before the file is created, and creation and deletion take the same lock,
+    /// so a signal at any moment, even between the two, leaves no file behind.</param>
+    public static OutputFile Create(string path, bool overwrite, UnixFileMode? mode, string what, CancellationToken cancellationToken)
     {
+        Errors.CheckPath(path, $"cannot create the {what} '{path}'");
         string fullPath = Path.GetFullPath(path);
         CheckTarget(path, fullPath, overwrite, what);
         string directory = Path.GetDirectoryName(fullPath) ?? throw new ToolException(ExitCodes.IO, $"the {what} '{path}' names no file");
@@ -69,13 +73,29 @@ internal sealed class OutputFile : IDisposable
             options.UnixCreateMode = unixMode;
         }
 
+        var file = new OutputFile(path, fullPath, temporaryPath, overwrite);
+        file._onCancel = cancellationToken.Register(file.Discard);
         try
         {
-            return new OutputFile(path, fullPath, temporaryPath, overwrite, new FileStream(temporaryPath, options));
+            lock (file._gate)
+            {
+                // Already interrupted: create nothing (Discard has run, or runs once this lock is free).
+                file.ThrowIfDiscarded();
+                file._stream = new FileStream(temporaryPath, options);
+            }
+
+            return file;
         }
-        catch (Exception exception) when (Errors.IsFileError(exception))
+        catch (Exception exception)
         {
-            throw new ToolException(ExitCodes.IO, $"cannot create a temporary file in '{directory}' for the {what} '{path}': {Errors.Describe(exception)}", exception);
+            // Nothing was created (the stream's constructor is the last step), so there is nothing to delete.
+            file._onCancel.Dispose();
+            if (Errors.IsFileError(exception))
+            {
+                throw new ToolException(ExitCodes.IO, $"cannot create a temporary file in '{directory}' for the {what} '{path}': {Errors.Describe(exception)}", exception);
+            }
+
+            throw;
         }
     }
 
@@ -85,7 +105,7 @@ internal sealed class OutputFile : IDisposable
         ThrowIfDiscarded();
         try
         {
-            _stream.Flush(flushToDisk: true);
+            _stream!.Flush(flushToDisk: true);
         }
         catch (Exception exception) when (Errors.IsFileError(exception))
         {
@@ -95,7 +115,7 @@ internal sealed class OutputFile : IDisposable
         lock (_gate)
         {
             ThrowIfDiscarded();
-            _stream.Dispose();
+            _stream!.Dispose();
             try
             {
                 File.Move(_temporaryPath, _path, _overwrite);
@@ -132,9 +152,11 @@ internal sealed class OutputFile : IDisposable
 
     public void Dispose()
     {
+        // Outside the lock: disposing a registration waits for a Discard in progress, which takes the lock.
+        _onCancel.Dispose();
         lock (_gate)
         {
-            _stream.Dispose();
+            _stream?.Dispose();
             if (_state == State.Writing)
             {
                 _state = State.Discarded;

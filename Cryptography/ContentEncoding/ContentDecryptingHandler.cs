@@ -3,6 +3,7 @@
 // read, through ContentDecryptingStream, with the key that the body's key id names.
 
 using System;
+using System.Globalization;
 using System.IO;
 using System.Linq;
 using System.Net;
@@ -23,6 +24,9 @@ namespace Cryptography;
 /// <see cref="ContentEncodingException"/> before handing out any of the bad record: from the stream's
 /// reads with <see cref="HttpCompletionOption.ResponseHeadersRead"/>, or from <see cref="HttpClient"/>'s
 /// call when it buffers the content (the default).</para>
+/// <para>A response that is not encrypted (no <c>Content-Encoding</c>, or an outermost coding that is not
+/// one of these) passes through unchanged unless <see cref="RequireEncryption"/> is set: an attacker on
+/// the path, or a misconfigured server, can then hand the caller plaintext that nothing verified.</para>
 /// </remarks>
 public sealed class ContentDecryptingHandler : DelegatingHandler
 {
@@ -60,10 +64,29 @@ public sealed class ContentDecryptingHandler : DelegatingHandler
         }
     } = ContentEncoding.MaxRecordSize;
 
+    /// <summary>
+    /// Gets or sets whether every response that can carry content must be encrypted: <see langword="false"/>
+    /// by default.
+    /// </summary>
+    /// <remarks>
+    /// <para>When <see langword="true"/>, a response whose outermost <c>Content-Encoding</c> is not
+    /// <c>aes128gcm</c> or <c>aes256gcmsiv</c> (none at all, <c>gzip</c>, or <c>aes128gcm, identity</c>) is
+    /// disposed and the send fails with an <see cref="HttpRequestException"/>
+    /// (<see cref="HttpRequestError.InvalidResponse"/>), error responses included. Responses that carry no
+    /// content by definition pass (1xx, 204 No Content, 304 Not Modified, and responses to HEAD).</para>
+    /// <para>The default is <see langword="false"/> because the handler sits under every request an
+    /// <see cref="HttpClient"/> sends, and servers commonly answer errors, redirects and endpoints that are
+    /// not secret without encryption; refusing those by default would break such clients in ways unrelated
+    /// to security. Set it whenever the caller relies on the responses being authenticated: otherwise
+    /// someone who can alter the responses can remove the encryption and substitute any body.</para>
+    /// </remarks>
+    public bool RequireEncryption { get; set; }
+
     /// <summary>Sends the request and, if the response is encrypted with one of the codings, decodes it as it is read.</summary>
     /// <param name="request">The request.</param>
     /// <param name="cancellationToken">Cancels the request.</param>
     /// <returns>The response, its content replaced by the decoding one when it was encrypted.</returns>
+    /// <exception cref="HttpRequestException"><see cref="RequireEncryption"/> is set and the response is not encrypted.</exception>
     protected override async Task<HttpResponseMessage> SendAsync(HttpRequestMessage request, CancellationToken cancellationToken) =>
         Decode(await base.SendAsync(request, cancellationToken).ConfigureAwait(false));
 
@@ -71,6 +94,7 @@ public sealed class ContentDecryptingHandler : DelegatingHandler
     /// <param name="request">The request.</param>
     /// <param name="cancellationToken">Cancels the request.</param>
     /// <returns>The response, its content replaced by the decoding one when it was encrypted.</returns>
+    /// <exception cref="HttpRequestException"><see cref="RequireEncryption"/> is set and the response is not encrypted.</exception>
     protected override HttpResponseMessage Send(HttpRequestMessage request, CancellationToken cancellationToken) =>
         Decode(base.Send(request, cancellationToken));
 
@@ -80,6 +104,18 @@ public sealed class ContentDecryptingHandler : DelegatingHandler
         string? outermost = content?.Headers.ContentEncoding.LastOrDefault();
         if (content is null || !ContentEncoding.TryGetCoding(outermost, out ContentCoding coding))
         {
+            if (RequireEncryption && CanHaveContent(response))
+            {
+                string received = content is null || content.Headers.ContentEncoding.Count == 0 ? "no Content-Encoding" : $"Content-Encoding '{string.Join(", ", content.Headers.ContentEncoding)}'";
+                HttpStatusCode status = response.StatusCode;
+                response.Dispose();
+                throw new HttpRequestException(
+                    HttpRequestError.InvalidResponse,
+                    string.Format(CultureInfo.InvariantCulture, "The response ({0} {1}) is not encrypted: it has {2}, and RequireEncryption is set.", (int)status, status, received),
+                    inner: null,
+                    status);
+            }
+
             return response;
         }
 
@@ -101,6 +137,12 @@ public sealed class ContentDecryptingHandler : DelegatingHandler
         response.Content = decoded;
         return response;
     }
+
+    // RFC 9110 sections 6.4.1 and 9.3.2: these responses have no content, whatever their headers say.
+    private static bool CanHaveContent(HttpResponseMessage response) =>
+        response.RequestMessage?.Method != HttpMethod.Head
+        && (int)response.StatusCode >= 200
+        && response.StatusCode is not HttpStatusCode.NoContent and not HttpStatusCode.NotModified;
 
     /// <summary>A response content decoded as it is read.</summary>
     private sealed class DecryptedHttpContent(HttpContent encrypted, ContentKeyProvider keyProvider, ContentCoding coding, int maxRecordSize) : HttpContent

@@ -1,10 +1,11 @@
 // A read-only Stream that decodes an encrypted body (RFC 8188 framing) from an underlying stream in
-// constant memory: one record buffer, rented from the shared pool and wiped before it goes back.
+// constant memory: one pinned record buffer, which grows with the bytes received (never to more
+// than the record size) and is wiped before it goes back to PinnedBuffers. Every byte read from the
+// source is counted as it arrives, so an exception from the source leaves nothing half done.
 // A record's plaintext is released only after its tag verified and its padding checked; end of
 // data is reported only after a record marked as the last one was opened and nothing followed it.
 
 using System;
-using System.Buffers;
 using System.Globalization;
 using System.IO;
 using System.Runtime.ExceptionServices;
@@ -26,12 +27,23 @@ namespace Cryptography;
 /// the last record has been opened and the source has ended right after it. Data of earlier records
 /// has been returned by then: a consumer that must not act on a body that later fails should buffer,
 /// or act only once the stream has reported its end.</para>
-/// <para>After a failure, every later read throws the same exception. Memory: one record buffer of the
-/// body's record size (at most <c>maxRecordSize</c>). An instance is not safe for concurrent use.
-/// Disposing wipes the keys and the buffer.</para>
+/// <para>After a failure (a <see cref="ContentEncodingException"/>), every later read throws the same
+/// exception. An exception from the source (such as an <see cref="IOException"/> or an
+/// <see cref="OperationCanceledException"/>) loses nothing: a later read resumes where the source left
+/// off, and the end of the body is reported only after all of its verified data was returned.</para>
+/// <para>Memory: one pinned record buffer, which starts at the smaller of the record size and 64 KiB and
+/// doubles only when the data received fills it, up to the body's record size (at most
+/// <c>maxRecordSize</c>): a header announcing a large record size costs nothing until the data
+/// arrives. An instance is not safe for concurrent use. Disposing wipes the keys and the buffer.</para>
 /// </remarks>
 public sealed class ContentDecryptingStream : Stream
 {
+    // The record buffer's first size when the record size is larger: the memory a body holds before
+    // it has sent more. It doubles as data arrives (see NextRecordRead). 64 KiB: bodies with records
+    // up to that size (RFC 8188's examples use 4096) never grow the buffer or copy; larger records pay
+    // one copy of at most rs bytes, during the first record only.
+    internal const int InitialRecordBuffer = 65536;
+
     private readonly Stream _source;
     private readonly bool _leaveOpen;
     private readonly ContentCoding _coding;
@@ -39,7 +51,12 @@ public sealed class ContentDecryptingStream : Stream
     private readonly ContentKeyProvider? _keyProvider;
     private byte[]? _inputKeyingMaterial;
     private ContentDecryptor? _decryptor;
+    private readonly byte[] _probe = new byte[1];
+    private byte[]? _header;
+    private int _headerReceived;
     private byte[]? _record;
+    private int _recordReceived;
+    private bool _probePending;
     private int _plaintextStart;
     private int _plaintextEnd;
     private bool _endOfBody;
@@ -51,7 +68,7 @@ public sealed class ContentDecryptingStream : Stream
     /// <param name="inputKeyingMaterial">The shared secret (IKM); not empty. A copy is kept until the header has been read.</param>
     /// <param name="coding">The coding the body was sealed with.</param>
     /// <param name="leaveOpen">Whether to leave <paramref name="source"/> open when this stream is disposed.</param>
-    /// <param name="maxRecordSize">The largest record size to accept, and so the largest buffer to allocate.</param>
+    /// <param name="maxRecordSize">The largest record size to accept, and so the largest buffer the stream may grow to.</param>
     /// <exception cref="ArgumentNullException"><paramref name="source"/> is <see langword="null"/>.</exception>
     /// <exception cref="ArgumentException"><paramref name="source"/> is not readable, or the keying material is empty.</exception>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="coding"/> or <paramref name="maxRecordSize"/> is out of range.</exception>
@@ -72,7 +89,7 @@ public sealed class ContentDecryptingStream : Stream
     /// <param name="keyProvider">Maps the header's key id to the keying material; called once, at the first read.</param>
     /// <param name="coding">The coding the body was sealed with.</param>
     /// <param name="leaveOpen">Whether to leave <paramref name="source"/> open when this stream is disposed.</param>
-    /// <param name="maxRecordSize">The largest record size to accept, and so the largest buffer to allocate.</param>
+    /// <param name="maxRecordSize">The largest record size to accept, and so the largest buffer the stream may grow to.</param>
     /// <exception cref="ArgumentNullException"><paramref name="source"/> or <paramref name="keyProvider"/> is <see langword="null"/>.</exception>
     /// <exception cref="ArgumentException"><paramref name="source"/> is not readable.</exception>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="coding"/> or <paramref name="maxRecordSize"/> is out of range.</exception>
@@ -130,6 +147,7 @@ public sealed class ContentDecryptingStream : Stream
     /// <exception cref="ContentEncodingTruncatedException">The body ended before its last record.</exception>
     /// <exception cref="ContentEncodingCorruptedException">A record does not verify, has bad padding, or data follows the last record.</exception>
     /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
+    /// <exception cref="IOException">The source failed (passed on as it is); nothing it returned before is lost, and a later read resumes.</exception>
     public override int Read(Span<byte> buffer)
     {
         ThrowIfUnusable();
@@ -142,6 +160,11 @@ public sealed class ContentDecryptingStream : Stream
         {
             while (true)
             {
+                if (_probePending)
+                {
+                    EndBody(_source.Read(_probe));
+                }
+
                 int taken = TakeBuffered(buffer);
                 if (taken > 0 || _endOfBody)
                 {
@@ -150,25 +173,18 @@ public sealed class ContentDecryptingStream : Stream
 
                 if (_decryptor is null)
                 {
-                    byte[] header = new byte[ContentEncodingHeader.FixedLength + 255];
-                    int read = _source.ReadAtLeast(header.AsSpan(0, ContentEncodingHeader.FixedLength), ContentEncodingHeader.FixedLength, throwOnEndOfStream: false);
-                    if (ContentEncodingHeader.TryGetLength(header.AsSpan(0, read), out int length) && length > read)
+                    while (NextHeaderRead() is { IsEmpty: false } headerSpace && Received(_source.Read(headerSpace.Span)))
                     {
-                        read += _source.ReadAtLeast(header.AsSpan(read, length - read), length - read, throwOnEndOfStream: false);
                     }
 
-                    StartBody(header.AsSpan(0, read));
+                    StartBody();
                 }
 
-                int recordSize = _decryptor!.Header.RecordSize;
-                int received = _source.ReadAtLeast(_record.AsSpan(0, recordSize), recordSize, throwOnEndOfStream: false);
-                int direct = OpenRecord(received, buffer, out bool checkForMore);
-                if (checkForMore)
+                while (NextRecordRead() is { IsEmpty: false } recordSpace && Received(_source.Read(recordSpace.Span)))
                 {
-                    byte probe = 0;
-                    EndBody(_source.Read(new Span<byte>(ref probe)), buffer[..direct]);
                 }
 
+                int direct = OpenRecord(buffer);
                 if (direct > 0)
                 {
                     return direct;
@@ -213,6 +229,11 @@ public sealed class ContentDecryptingStream : Stream
         {
             while (true)
             {
+                if (_probePending)
+                {
+                    EndBody(await _source.ReadAsync(_probe, cancellationToken).ConfigureAwait(false));
+                }
+
                 int taken = TakeBuffered(buffer.Span);
                 if (taken > 0 || _endOfBody)
                 {
@@ -221,25 +242,18 @@ public sealed class ContentDecryptingStream : Stream
 
                 if (_decryptor is null)
                 {
-                    byte[] header = new byte[ContentEncodingHeader.FixedLength + 255];
-                    int read = await _source.ReadAtLeastAsync(header.AsMemory(0, ContentEncodingHeader.FixedLength), ContentEncodingHeader.FixedLength, throwOnEndOfStream: false, cancellationToken).ConfigureAwait(false);
-                    if (ContentEncodingHeader.TryGetLength(header.AsSpan(0, read), out int length) && length > read)
+                    while (NextHeaderRead() is { IsEmpty: false } headerSpace && Received(await _source.ReadAsync(headerSpace, cancellationToken).ConfigureAwait(false)))
                     {
-                        read += await _source.ReadAtLeastAsync(header.AsMemory(read, length - read), length - read, throwOnEndOfStream: false, cancellationToken).ConfigureAwait(false);
                     }
 
-                    StartBody(header.AsSpan(0, read));
+                    StartBody();
                 }
 
-                int recordSize = _decryptor!.Header.RecordSize;
-                int received = await _source.ReadAtLeastAsync(_record.AsMemory(0, recordSize), recordSize, throwOnEndOfStream: false, cancellationToken).ConfigureAwait(false);
-                int direct = OpenRecord(received, buffer.Span, out bool checkForMore);
-                if (checkForMore)
+                while (NextRecordRead() is { IsEmpty: false } recordSpace && Received(await _source.ReadAsync(recordSpace, cancellationToken).ConfigureAwait(false)))
                 {
-                    byte[] probe = new byte[1];
-                    EndBody(await _source.ReadAsync(probe, cancellationToken).ConfigureAwait(false), buffer.Span[..direct]);
                 }
 
+                int direct = OpenRecord(buffer.Span);
                 if (direct > 0)
                 {
                     return direct;
@@ -294,7 +308,7 @@ public sealed class ContentDecryptingStream : Stream
         if (disposing && !_disposed)
         {
             _disposed = true;
-            Wipe();
+            _plaintextStart = _plaintextEnd = 0;   // the buffer is wiped as it goes back to PinnedBuffers
             _decryptor?.Dispose();
             if (_inputKeyingMaterial is not null)
             {
@@ -304,7 +318,7 @@ public sealed class ContentDecryptingStream : Stream
             if (_record is { } record)
             {
                 _record = null;
-                ArrayPool<byte>.Shared.Return(record);
+                PinnedBuffers.Return(record);
             }
 
             if (!_leaveOpen)
@@ -325,6 +339,7 @@ public sealed class ContentDecryptingStream : Stream
     private ContentEncodingException Fail(ContentEncodingException exception)
     {
         Wipe();
+        _probePending = false;
         _failure = ExceptionDispatchInfo.Capture(exception);
         return exception;
     }
@@ -350,28 +365,84 @@ public sealed class ContentDecryptingStream : Stream
         return count;
     }
 
-    private void StartBody(ReadOnlySpan<byte> header)
+    // Where the next read from the source goes while the header is incomplete: its fixed part
+    // first, then the key id the fixed part announces; empty once it is complete. Every byte read is
+    // counted at once (Received), so an exception from the source loses nothing and a retry resumes.
+    private Memory<byte> NextHeaderRead()
     {
-        ContentEncodingHeader parsed = ContentEncodingHeader.Parse(header, _maxRecordSize);
+        _header ??= new byte[ContentEncodingHeader.FixedLength + 255];
+        int wanted = ContentEncodingHeader.TryGetLength(_header.AsSpan(0, _headerReceived), out int length) ? length : ContentEncodingHeader.FixedLength;
+        return _header.AsMemory(_headerReceived, wanted - _headerReceived);
+    }
+
+    // Where the next read of the current record goes; empty once a whole record (rs bytes) is in.
+    // The buffer starts small and doubles when full, up to rs: memory follows the bytes that have
+    // arrived, not the record size the header claims (a header costs an attacker 21 bytes).
+    private Memory<byte> NextRecordRead()
+    {
+        int recordSize = _decryptor!.Header.RecordSize;
+        if (_recordReceived == recordSize)
+        {
+            return Memory<byte>.Empty;
+        }
+
+        if (_record is null || _recordReceived == Math.Min(_record.Length, recordSize))
+        {
+            byte[] grown = PinnedBuffers.Rent(_record is null ? Math.Min(recordSize, InitialRecordBuffer) : Math.Min(recordSize, 2 * _record.Length));
+            if (_record is { } old)
+            {
+                // The buffer only grows while the first full record arrives, so it holds ciphertext
+                // alone (no record has been decrypted in it yet): nothing to wipe.
+                old.AsSpan(0, _recordReceived).CopyTo(grown);
+                _record = null;
+                PinnedBuffers.Return(old, holdsOnlyPublicData: true);
+            }
+
+            _record = grown;
+        }
+
+        return _record.AsMemory(_recordReceived, Math.Min(_record.Length, recordSize) - _recordReceived);
+    }
+
+    // Counts what a read from the source returned; false at the end of the source.
+    private bool Received(int count)
+    {
+        if (_decryptor is null)
+        {
+            _headerReceived += count;
+        }
+        else
+        {
+            _recordReceived += count;
+        }
+
+        return count > 0;
+    }
+
+    private void StartBody()
+    {
+        ContentEncodingHeader parsed = ContentEncodingHeader.Parse(_header.AsSpan(0, _headerReceived), _maxRecordSize);
         byte[] key = _keyProvider is not null ? ContentEncoding.LookUpKey(_keyProvider, parsed, _coding) : _inputKeyingMaterial!;
         _decryptor = new ContentDecryptor(parsed, key, _coding);
+        _header = null;
         if (_inputKeyingMaterial is not null)
         {
             CryptographicOperations.ZeroMemory(_inputKeyingMaterial);
             _inputKeyingMaterial = null;
         }
-
-        _record = ArrayPool<byte>.Shared.Rent(parsed.RecordSize);
     }
 
-    // Opens the record of `received` bytes now in the buffer: straight into `buffer` when it has room
-    // for the record's whole plaintext (returning the data's length), otherwise in place (returning 0,
-    // the data waiting in the record buffer). `checkForMore`: a full-size last record was opened, so
-    // the source must be probed for data after it before anything is released.
-    private int OpenRecord(int received, Span<byte> buffer, out bool checkForMore)
+    // Opens the record now in the buffer (its whole rs bytes, or fewer at the end of the source):
+    // straight into `buffer` when it has room for the record's whole plaintext (returning the data's
+    // length), otherwise in place (returning 0, the data waiting in the record buffer). After a
+    // full-size last record the source must be probed for data after it before anything is released,
+    // so that record's data is kept in the record buffer until the probe has answered: if the probe
+    // throws, a retry probes again and nothing is lost.
+    private int OpenRecord(Span<byte> buffer)
     {
         ContentDecryptor decryptor = _decryptor!;
-        checkForMore = false;
+        int received = _recordReceived;
+        _recordReceived = 0;
         if (received == 0)
         {
             decryptor.Complete();
@@ -381,30 +452,30 @@ public sealed class ContentDecryptingStream : Stream
 
         ReadOnlySpan<byte> record = _record.AsSpan(0, received);
         bool direct = buffer.Length >= received - ContentEncoding.TagSize;
-        int length;
-        bool isLast;
 
         // On failure DecryptRecord zeroes what it wrote, so the caller's buffer holds nothing of the record.
-        length = direct
-            ? decryptor.DecryptRecord(record, buffer, out isLast)
+        int length = direct
+            ? decryptor.DecryptRecord(record, buffer, out bool isLast)
             : decryptor.DecryptRecord(record, _record, out isLast);
 
-        if (!direct)
+        if (isLast && received == decryptor.Header.RecordSize)
         {
+            if (direct)
+            {
+                // Take the data back from the caller's buffer until the probe has answered.
+                buffer[..length].CopyTo(_record);
+                CryptographicOperations.ZeroMemory(buffer[..length]);
+            }
+
             _plaintextStart = 0;
             _plaintextEnd = length;
+            _probePending = true;
+            return 0;
         }
 
         if (isLast)
         {
-            if (received == decryptor.Header.RecordSize)
-            {
-                checkForMore = true;
-            }
-            else
-            {
-                _endOfBody = true;
-            }
+            _endOfBody = true;
         }
         else if (received < decryptor.Header.RecordSize)
         {
@@ -412,16 +483,23 @@ public sealed class ContentDecryptingStream : Stream
             throw new ContentEncodingTruncatedException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.ShortNonLastRecord, decryptor.RecordCount - 1, received, decryptor.Header.RecordSize), decryptor.RecordCount - 1);
         }
 
-        return direct ? length : 0;
+        if (direct)
+        {
+            return length;
+        }
+
+        _plaintextStart = 0;
+        _plaintextEnd = length;
+        return 0;
     }
 
-    // After a full-size last record: the source must end here. If it does not, the record's data,
-    // wherever it waits, is wiped and the body rejected.
-    private void EndBody(int bytesAfterLastRecord, Span<byte> releasedToCaller)
+    // The probe after a full-size last record answered: the source must end here. If it does not,
+    // the record's data, waiting in the record buffer, is wiped (by Fail) and the body rejected.
+    private void EndBody(int bytesAfterLastRecord)
     {
+        _probePending = false;
         if (bytesAfterLastRecord != 0)
         {
-            CryptographicOperations.ZeroMemory(releasedToCaller);
             long index = _decryptor!.RecordCount - 1;
             throw new ContentEncodingCorruptedException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.RecordAfterLast, index), index);
         }

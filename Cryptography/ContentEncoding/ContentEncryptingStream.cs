@@ -1,14 +1,14 @@
 // A write-only Stream that encodes what is written to it as an encrypted body (RFC 8188 framing)
-// on an underlying stream, in constant memory: one record buffer, rented from the shared pool and
-// wiped before it goes back. A full record is sealed only when more data arrives, because only then
+// on an underlying stream, in constant memory: one record buffer, pinned (so the garbage collector
+// leaves no copy of the plaintext behind), from PinnedBuffers, and wiped before it goes back. A full record is sealed only when more data arrives, because only then
 // is it known not to be the last; FlushFinalBlock (or Dispose) seals the last one.
 
 using System;
-using System.Buffers;
 using System.IO;
 using System.Security.Cryptography;
 using System.Threading;
 using System.Threading.Tasks;
+using Cryptography.Internal;
 
 namespace Cryptography;
 
@@ -61,7 +61,7 @@ public sealed class ContentEncryptingStream : Stream
         _destination = destination;
         _leaveOpen = leaveOpen;
         _maxData = _encryptor.MaxRecordDataLength;
-        _record = ArrayPool<byte>.Shared.Rent(Math.Max(recordSize, _encryptor.Header.Length));
+        _record = PinnedBuffers.Rent(Math.Max(recordSize, _encryptor.Header.Length));
     }
 
     /// <summary>Gets the header this stream writes (its salt, record size and key id).</summary>
@@ -297,8 +297,7 @@ public sealed class ContentEncryptingStream : Stream
         if (_record is { } record)
         {
             _record = null;
-            CryptographicOperations.ZeroMemory(record);
-            ArrayPool<byte>.Shared.Return(record);
+            PinnedBuffers.Return(record);   // wipes it
         }
     }
 

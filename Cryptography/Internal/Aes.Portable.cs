@@ -167,11 +167,14 @@ internal readonly struct AesPortable : IAes
         // Lengths are public, so the loop count and the partial last group are too. A partial
         // group is padded with zero blocks, encrypted as a full group, and the padding discarded.
         // The whole group is read before anything is written, so input may alias output.
-        for (int offset = 0; offset < input.Length; offset += GroupBytes)
+        // The offset is a nuint, as in the hardware backends: an int stepped by 64 overflows for
+        // inputs within 64 bytes of int.MaxValue (Array.MaxLength is 2^31 - 57).
+        nuint length = (nuint)input.Length;
+        for (nuint offset = 0; offset < length; offset += GroupBytes)
         {
-            int n = Math.Min(GroupBytes, input.Length - offset);
+            int n = (int)Math.Min(GroupBytes, length - offset);
             buffer.Clear();
-            input.Slice(offset, n).CopyTo(buffer);
+            input.Slice((int)offset, n).CopyTo(buffer);
 
             for (int i = 0; i < 4; i++)
             {
@@ -185,7 +188,7 @@ internal readonly struct AesPortable : IAes
             }
 
             EncryptGroup(sk, rounds, ref q, buffer);
-            buffer.Slice(0, n).CopyTo(output.Slice(offset, n));
+            buffer.Slice(0, n).CopyTo(output.Slice((int)offset, n));
         }
 
         CryptographicOperations.ZeroMemory(buffer);
@@ -235,7 +238,11 @@ internal readonly struct AesPortable : IAes
         uint w3 = BinaryPrimitives.ReadUInt32LittleEndian(counterBlock.Slice(12));
 
         // Four keystream blocks per pass; a shorter tail still computes four and uses a prefix.
-        for (int offset = 0; offset < input.Length; offset += GroupBytes)
+        // The offset is a nuint, as in the hardware backends: an int stepped by 64 overflowed for
+        // inputs within 64 bytes of int.MaxValue (Array.MaxLength is 2^31 - 57) after most of the
+        // output had been written.
+        nuint length = (nuint)input.Length;
+        for (nuint offset = 0; offset < length; offset += GroupBytes)
         {
             for (int i = 0; i < 4; i++)
             {
@@ -244,8 +251,8 @@ internal readonly struct AesPortable : IAes
 
             EncryptGroup(sk, rounds, ref q, keystream);
 
-            int n = Math.Min(GroupBytes, input.Length - offset);
-            Xor(input.Slice(offset, n), keystream.Slice(0, n), output.Slice(offset, n));
+            int n = (int)Math.Min(GroupBytes, length - offset);
+            Xor(input.Slice((int)offset, n), keystream.Slice(0, n), output.Slice((int)offset, n));
             counter = unchecked(counter + 4);
         }
 

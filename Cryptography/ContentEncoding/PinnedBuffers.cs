@@ -1,0 +1,78 @@
+// The record buffers of ContentEncryptingStream and ContentDecryptingStream hold plaintext. Arrays
+// from ArrayPool<byte>.Shared are ordinary heap objects: a compacting garbage collection may move
+// one and leave the old bytes behind, where no wipe reaches them. These buffers are allocated
+// pinned (the pinned object heap never moves them), wiped when they come back, and pooled by
+// power-of-two size so that a server creating a stream per request does not allocate per request.
+
+using System;
+using System.Collections.Concurrent;
+using System.Numerics;
+using System.Security.Cryptography;
+using System.Threading;
+
+namespace Cryptography.Internal;
+
+internal static class PinnedBuffers
+{
+    private const int MinShift = 12;        // 4 KiB: the smallest size handed out
+    private const int MaxPooledShift = 20;  // 1 MiB: larger buffers are allocated and dropped (rare, and their cost is small next to the data they carry)
+
+    private static readonly ConcurrentQueue<byte[]>[] Pools = CreatePools();
+    private static readonly int[] Counts = new int[MaxPooledShift - MinShift + 1];
+
+    /// <summary>A pinned array of at least <paramref name="minimumLength"/> bytes; its contents are unspecified (never plaintext: that is wiped on return).</summary>
+    public static byte[] Rent(int minimumLength)
+    {
+        int shift = Math.Max(MinShift, 32 - BitOperations.LeadingZeroCount((uint)Math.Max(minimumLength, 1) - 1));
+        if (shift > MaxPooledShift)
+        {
+            return GC.AllocateUninitializedArray<byte>(minimumLength, pinned: true);
+        }
+
+        int index = shift - MinShift;
+        if (Pools[index].TryDequeue(out byte[]? array))
+        {
+            Interlocked.Decrement(ref Counts[index]);
+            return array;
+        }
+
+        return GC.AllocateUninitializedArray<byte>(1 << shift, pinned: true);
+    }
+
+    /// <summary>Wipes <paramref name="array"/> (unless <paramref name="holdsOnlyPublicData"/>: ciphertext
+    /// needs no wipe) and keeps it for reuse if its size class has room.</summary>
+    public static void Return(byte[] array, bool holdsOnlyPublicData = false)
+    {
+        if (!holdsOnlyPublicData)
+        {
+            CryptographicOperations.ZeroMemory(array);
+        }
+
+        if (!BitOperations.IsPow2(array.Length) || array.Length < (1 << MinShift) || array.Length > (1 << MaxPooledShift))
+        {
+            return;
+        }
+
+        int index = BitOperations.Log2((uint)array.Length) - MinShift;
+        int capacity = index <= 16 - MinShift ? 16 : 4;
+        if (Interlocked.Increment(ref Counts[index]) <= capacity)
+        {
+            Pools[index].Enqueue(array);
+        }
+        else
+        {
+            Interlocked.Decrement(ref Counts[index]);
+        }
+    }
+
+    private static ConcurrentQueue<byte[]>[] CreatePools()
+    {
+        var pools = new ConcurrentQueue<byte[]>[MaxPooledShift - MinShift + 1];
+        for (int i = 0; i < pools.Length; i++)
+        {
+            pools[i] = new ConcurrentQueue<byte[]>();
+        }
+
+        return pools;
+    }
+}
