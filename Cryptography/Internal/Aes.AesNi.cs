@@ -20,6 +20,7 @@ internal readonly struct AesNi : IAesBlock
 
     public static bool IsSupported => X86Aes.IsSupported && Sse2.IsSupported;
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
     public static void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule)
     {
         ref Vector128<byte> roundKeys = ref RoundKeys(ref schedule);
@@ -64,6 +65,7 @@ internal readonly struct AesNi : IAesBlock
         }
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
     public static void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output)
     {
         ref Vector128<byte> roundKeys = ref RoundKeys(ref Unsafe.AsRef(in schedule));

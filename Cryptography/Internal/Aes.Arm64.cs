@@ -21,6 +21,7 @@ internal readonly struct AesArm64 : IAesBlock
 
     public static bool IsSupported => ArmAes.IsSupported && AdvSimd.IsSupported;
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
     public static void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule)
     {
         // FIPS-197 figure 11 on 32-bit little-endian words, which is the byte layout AESE expects.
@@ -49,6 +50,7 @@ internal readonly struct AesArm64 : IAesBlock
         }
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
     public static void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output)
     {
         ref Vector128<byte> roundKeys = ref RoundKeys(in schedule);

@@ -141,6 +141,7 @@ internal static class GcmSiv<TAes, TPolyval>
     }
 
     /// <summary>Derives the per-nonce keys and prepares them for use.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
     private static void DeriveKeys(
         in AesKeySchedule keyGeneratingKey,
         int rounds,
@@ -163,6 +164,7 @@ internal static class GcmSiv<TAes, TPolyval>
     /// by the message-encryption key, and returns the latter's length. All blocks go through one
     /// EncryptBlocks call so a backend can run them in parallel.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
     internal static int DeriveKeyMaterial(in AesKeySchedule keyGeneratingKey, int rounds, ReadOnlySpan<byte> nonce, Span<byte> derived)
     {
         int blockCount = rounds == 10 ? 4 : 6;
@@ -206,6 +208,7 @@ internal static class GcmSiv<TAes, TPolyval>
     }
 
     /// <summary>The length block: LE64 of the AAD's length in bits, then LE64 of the plaintext's.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
     private static void AbsorbLengths(in PolyvalKey key, Span<byte> accumulator, int associatedDataLength, int plaintextLength, Span<byte> scratch)
     {
         Span<byte> lengthBlock = scratch.Slice(BlockOffset, BlockSize);
@@ -215,6 +218,7 @@ internal static class GcmSiv<TAes, TPolyval>
     }
 
     /// <summary>tag = AES(messageEncryptionKey, (S_s XOR nonce) with the top bit of byte 15 cleared).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
     private static void ComputeTag(in AesKeySchedule messageEncryptionKey, int rounds, ReadOnlySpan<byte> nonce, Span<byte> accumulator, Span<byte> tag)
     {
         for (int i = 0; i < NonceSize; i++)

@@ -23,6 +23,7 @@ internal readonly struct PolyvalPclmulqdq : IPolyval
 {
     public static bool IsSupported => Pclmulqdq.IsSupported && Sse2.IsSupported;
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
     public static void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
     {
         ref Vector128<ulong> table = ref PolyvalKeyLayout.Table(in key);

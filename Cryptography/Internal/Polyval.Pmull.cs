@@ -16,6 +16,7 @@ internal readonly struct PolyvalPmull : IPolyval
 {
     public static bool IsSupported => ArmAes.IsSupported && AdvSimd.IsSupported;
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
     public static void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
     {
         ref Vector128<ulong> table = ref PolyvalKeyLayout.Table(in key);
