@@ -1,7 +1,7 @@
 // What the three nonce guards (GuardedAesGcm, GuardedChaCha20Poly1305, GuardedAesGcmSiv) have in
 // common: the Encrypt/Decrypt calls of .NET's AEADs, the repeat counters, and the lifetime of the
-// wrapped AEAD and of the key's nonce history. Each guard adds its constructors, its statics, and
-// the struct adapter through which NonceGuard calls its AEAD.
+// wrapped AEAD and of the key's nonce history. Each guard adds only its constructors, its statics,
+// and the struct adapter through which NonceGuard calls its AEAD (handed over as a GuardedCalls).
 
 using System;
 using System.Security.Cryptography;
@@ -16,26 +16,26 @@ namespace Cryptography;
 /// </summary>
 public abstract class GuardedAead : IDisposable
 {
-    private readonly IDisposable _aead;
+    private readonly GuardedCalls _aead;
 
     // Calls in flight and the disposed flag (Internal/CallCounter.cs): the wrapped AEAD is disposed
     // and the history let go only once no call is using them.
     private CallCounter _calls;
 
-    private protected GuardedAead(IDisposable aead, string algorithm, ReadOnlySpan<byte> key, NonceGuardOptions? options, NonceReusePolicy defaultPolicy)
+    private protected GuardedAead(GuardedCalls aead, ReadOnlySpan<byte> key, NonceGuardOptions? options, NonceReusePolicy defaultPolicy)
     {
         _aead = aead;
         try
         {
             options ??= NonceGuardOptions.Default;
             options.Validate();
-            History = NonceHistoryRegistry.Acquire(algorithm, key, options);
+            History = NonceHistoryRegistry.Acquire(aead.Name, key, options);
             Policy = options.Policy ?? defaultPolicy;
             CheckDecrypt = options.CheckDecrypt;
         }
         catch
         {
-            aead.Dispose();
+            aead.DisposeAead();
             GC.SuppressFinalize(this);
             throw;
         }
@@ -105,7 +105,7 @@ public abstract class GuardedAead : IDisposable
         ObjectDisposedException.ThrowIf(!_calls.TryEnter(), this);
         try
         {
-            EncryptCore(nonce, plaintext, ciphertext, tag, associatedData);
+            _aead.Encrypt(History, Policy, nonce, plaintext, ciphertext, tag, associatedData);
         }
         finally
         {
@@ -148,7 +148,7 @@ public abstract class GuardedAead : IDisposable
         ObjectDisposedException.ThrowIf(!_calls.TryEnter(), this);
         try
         {
-            DecryptCore(nonce, ciphertext, tag, plaintext, associatedData);
+            _aead.Decrypt(History, Policy, CheckDecrypt, nonce, ciphertext, tag, plaintext, associatedData);
         }
         finally
         {
@@ -181,11 +181,7 @@ public abstract class GuardedAead : IDisposable
 
     private void Release()
     {
-        _aead.Dispose();
+        _aead.DisposeAead();
         NonceHistoryRegistry.Release(History);
     }
-
-    private protected abstract void EncryptCore(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData);
-
-    private protected abstract void DecryptCore(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData);
 }
