@@ -229,9 +229,9 @@ internal static class Cli
         HelpName = "KEYFILE",
     };
 
-    /// <summary>The default --threads: every processor. The loop's thread starts on each batch at once
-    /// and the others take records as they get a core, so they fill the time the reader and writer
-    /// threads leave free instead of competing with them (docs/tool.md has the measurements).</summary>
+    /// <summary>The default --threads (the streams' MaxDegreeOfParallelism): every processor. The sealing
+    /// and opening threads take records as they get a core, so they fill the time the tool's own reads
+    /// and writes leave free rather than compete with them.</summary>
     internal static int DefaultThreads => Math.Clamp(Environment.ProcessorCount, 1, 256);
 
     private static Option<int> Threads()
