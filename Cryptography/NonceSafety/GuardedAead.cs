@@ -72,16 +72,8 @@ public abstract class GuardedAead : IDisposable
 
     internal NonceHistory History { get; }
 
-    /// <summary>Encrypts the plaintext unless the policy refuses a repeated nonce.</summary>
-    /// <param name="nonce">The 12-byte nonce.</param>
-    /// <param name="plaintext">The content to encrypt.</param>
-    /// <param name="ciphertext">Receives the ciphertext; as long as <paramref name="plaintext"/>.</param>
-    /// <param name="tag">Receives the authentication tag.</param>
-    /// <param name="associatedData">Data authenticated but not encrypted; may be <see langword="null"/>.</param>
+    /// <inheritdoc cref="Encrypt(ReadOnlySpan{byte}, ReadOnlySpan{byte}, Span{byte}, Span{byte}, ReadOnlySpan{byte})"/>
     /// <exception cref="ArgumentNullException">A required array is <see langword="null"/>.</exception>
-    /// <exception cref="ArgumentException">A buffer has the wrong size.</exception>
-    /// <exception cref="NonceReuseException">The policy refuses this repeat (by default: the nonce was used before with this key for a different message); nothing was written.</exception>
-    /// <exception cref="ObjectDisposedException">The guard has been disposed.</exception>
     public void Encrypt(byte[] nonce, byte[] plaintext, byte[] ciphertext, byte[] tag, byte[]? associatedData = null)
     {
         ArgumentNullException.ThrowIfNull(nonce);
@@ -113,17 +105,8 @@ public abstract class GuardedAead : IDisposable
         }
     }
 
-    /// <summary>Verifies and decrypts; with <see cref="NonceGuardOptions.CheckDecrypt"/>, also checks the nonce.</summary>
-    /// <param name="nonce">The 12-byte nonce.</param>
-    /// <param name="ciphertext">The encrypted content.</param>
-    /// <param name="tag">The authentication tag.</param>
-    /// <param name="plaintext">Receives the plaintext; as long as <paramref name="ciphertext"/>.</param>
-    /// <param name="associatedData">The associated data; may be <see langword="null"/>.</param>
+    /// <inheritdoc cref="Decrypt(ReadOnlySpan{byte}, ReadOnlySpan{byte}, ReadOnlySpan{byte}, Span{byte}, ReadOnlySpan{byte})"/>
     /// <exception cref="ArgumentNullException">A required array is <see langword="null"/>.</exception>
-    /// <exception cref="ArgumentException">A buffer has the wrong size.</exception>
-    /// <exception cref="AuthenticationTagMismatchException">The tag does not verify.</exception>
-    /// <exception cref="NonceReuseException">With <see cref="NonceGuardOptions.CheckDecrypt"/>: the nonce was used before for a different message; the plaintext buffer has been zeroed.</exception>
-    /// <exception cref="ObjectDisposedException">The guard has been disposed.</exception>
     public void Decrypt(byte[] nonce, byte[] ciphertext, byte[] tag, byte[] plaintext, byte[]? associatedData = null)
     {
         ArgumentNullException.ThrowIfNull(nonce);
