@@ -55,7 +55,7 @@ internal abstract class AeadPeer : IDisposable
 
     public void Authenticate() => Seal(_nonce, [], [], _tag, _input);
 
-    public void Verify() => Open(_nonce, [], _authenticated, [], _input);
+    public void Verify() => Open(_nonce, _authenticated.AsSpan(0, 0), _authenticated, [], _input);
 
     /// <summary>Encrypts; <paramref name="ciphertext"/> is as long as <paramref name="plaintext"/>, <paramref name="tag"/> 16 bytes.</summary>
     protected abstract void Seal(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData);
