@@ -4,6 +4,8 @@
 //   dotnet run -c Release --project Benchmarks -- --filter '*'              the full suite
 //   dotnet run -c Release --project Benchmarks -- --quick                   a short subset, ~2 minutes
 //   dotnet run -c Release --project Benchmarks -- --clock                   the core clock, for cycles per byte
+//   dotnet run -c Release --project Benchmarks -- --stream-throughput       the record layer in memory, for
+//                                                                           scripts/measure-tool.sh (StreamThroughput.cs)
 //   dotnet run -c Release --project Benchmarks -- --filter '*EncryptBenchmarks.AesGcmSiv_Portable' --job Dry
 //                                                                           CI's build-and-run check
 //
@@ -26,6 +28,11 @@ public static class Program
 {
     public static int Main(string[] args)
     {
+        if (args.Contains("--stream-throughput"))
+        {
+            return StreamThroughput.Run(args);
+        }
+
         if (args.Contains("--clock"))
         {
             ClockRate.Print();

@@ -235,22 +235,29 @@ public sealed partial class AesGcmSiv : IDisposable
     /// <exception cref="ObjectDisposedException">The instance has been disposed.</exception>
     public void Decrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData = default)
     {
+        if (!TryDecrypt(nonce, ciphertext, tag, plaintext, associatedData))
+        {
+            // GcmSiv has already zeroed the plaintext buffer.
+            throw new AuthenticationTagMismatchException();
+        }
+    }
+
+    /// <summary>Like <see cref="Decrypt(ReadOnlySpan{byte}, ReadOnlySpan{byte}, ReadOnlySpan{byte}, Span{byte}, ReadOnlySpan{byte})"/>,
+    /// but a tag that does not verify returns <see langword="false"/> (the plaintext zeroed) instead of throwing.
+    /// The record layer opens records an attacker may have sent: there a bad tag is an answer, and a
+    /// flood of forgeries costs no exception throws.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal bool TryDecrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData = default)
+    {
         CheckParameters(nonce, ciphertext, plaintext, tag.Length, nameof(plaintext));
         ObjectDisposedException.ThrowIf(!_calls.TryEnter(), this);
-        bool authentic;
         try
         {
-            authentic = _backend.Decrypt(in Schedule, _rounds, nonce, ciphertext, tag, plaintext, associatedData);
+            return _backend.Decrypt(in Schedule, _rounds, nonce, ciphertext, tag, plaintext, associatedData);
         }
         finally
         {
             ExitCall();
-        }
-
-        if (!authentic)
-        {
-            // GcmSiv has already zeroed the plaintext buffer.
-            throw new AuthenticationTagMismatchException();
         }
     }
 

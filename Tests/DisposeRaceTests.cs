@@ -127,7 +127,7 @@ public class DisposeRaceTests
                         return ciphertext.AsSpan().SequenceEqual(expectedCiphertext) && tag.AsSpan().SequenceEqual(expectedTag);
                     }
 
-                    return cipher.Open(3, expectedCiphertext, expectedTag, opened) && opened.AsSpan().SequenceEqual(plaintext);
+                    return cipher.TryOpen(3, expectedCiphertext, expectedTag, opened) && opened.AsSpan().SequenceEqual(plaintext);
                 };
             },
             schedule: null);

@@ -284,6 +284,40 @@ public class FailureTests : ToolTestBase
         Assert.That(Files(), Is.EqualTo(new[] { "key" }));
     }
 
+    /// <summary>The coding parser knows the library's coding names and "gcmsiv", in any case, and
+    /// nothing else: an unknown name is a usage error that names the valid ones, never a default coding.</summary>
+    [TestCase("aes256gcm")]
+    [TestCase("gcm-siv")]
+    [TestCase("")]
+    public void AnUnknownCodingIsAUsageErrorThatNamesTheCodings(string name)
+    {
+        KeyFile();
+        ToolResult encrypt = Run("encrypt", "-k", "key", "--coding", name, "-", "out");
+        ToolResult decrypt = Run("decrypt", "-k", "key", "-c", name, "in", "out");
+        Assert.Multiple(() =>
+        {
+            foreach (ToolResult result in new[] { encrypt, decrypt })
+            {
+                Assert.That(result.ExitCode, Is.EqualTo(1), result.ToString());
+                Assert.That(result.Stderr, Does.Contain($"Unknown --coding '{name}'").And.Contain("gcmsiv").And.Contain("aes128gcm"));
+            }
+
+            Assert.That(Files(), Is.EqualTo(new[] { "key" }));
+        });
+    }
+
+    [TestCase("GCMSIV")]
+    [TestCase("Aes256GcmSiv")]
+    [TestCase("AES128GCM")]
+    public void CodingNamesAreCaseInsensitive(string name)
+    {
+        byte[] key = KeyFile();
+        ToolResult result = RunWithInput("hello"u8.ToArray(), "encrypt", "-k", "key", "-c", name);
+        Assert.That(result.ExitCode, Is.Zero, result.ToString());
+        ContentCoding coding = name.Contains("128", StringComparison.Ordinal) ? ContentCoding.Aes128Gcm : ContentCoding.Aes256GcmSiv;
+        Assert.That(ContentEncoding.Decrypt(result.Stdout, key, coding), Is.EqualTo("hello"u8.ToArray()));
+    }
+
     [Test]
     public void TheKeyOptionIsRequiredAndTheKeyIdIsLimited()
     {

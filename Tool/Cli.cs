@@ -1,4 +1,4 @@
-// The command line, with System.CommandLine: keygen, encrypt, decrypt (and a hidden bench), their
+// The command line, with System.CommandLine: keygen, encrypt, decrypt, their
 // options, and a help text that ends with what a key file is and what the exit codes mean.
 
 using System;
@@ -55,7 +55,6 @@ internal static class Cli
             Keygen(),
             Encrypt(),
             Decrypt(),
-            Bench.Command(),
         };
 
         for (int i = 0; i < root.Options.Count; i++)
@@ -97,7 +96,7 @@ internal static class Cli
     private static Command Encrypt()
     {
         Option<string> key = Key();
-        Option<string> coding = Coding();
+        Option<ContentCoding> coding = Coding();
         var recordSize = new Option<int>("--record-size", "-r")
         {
             Description = FormattableString.Invariant($"The record size in bytes, tag included: {ContentEncoding.MinRecordSize} to {ContentEncoding.MaxRecordSize}. Larger records cost less per byte; a decoder holds one whole record in memory."),
@@ -143,7 +142,7 @@ internal static class Cli
         };
         command.SetAction(result => Run(Interrupt.Token, () => FileCommands.Encrypt(
             result.GetRequiredValue(key),
-            ParseCoding(result.GetRequiredValue(coding)),
+            result.GetValue(coding),
             result.GetValue(recordSize),
             result.GetValue(keyId),
             result.GetValue(threads),
@@ -157,7 +156,7 @@ internal static class Cli
     private static Command Decrypt()
     {
         Option<string> key = Key();
-        Option<string> coding = Coding();
+        Option<ContentCoding> coding = Coding();
         Option<int> threads = Threads();
         Argument<string> input = Input();
         Argument<string> output = Output();
@@ -175,7 +174,7 @@ internal static class Cli
         };
         command.SetAction(result => Run(Interrupt.Token, () => FileCommands.Decrypt(
             result.GetRequiredValue(key),
-            ParseCoding(result.GetRequiredValue(coding)),
+            result.GetValue(coding),
             result.GetValue(threads),
             result.GetRequiredValue(input),
             result.GetRequiredValue(output),
@@ -184,20 +183,44 @@ internal static class Cli
         return command;
     }
 
-    internal static Option<string> Coding()
+    /// <summary>The tool's short name for <see cref="ContentCoding.Aes256GcmSiv"/>, besides the HTTP names.</summary>
+    private const string GcmSivShortName = "gcmsiv";
+
+    internal static Option<ContentCoding> Coding()
     {
-        var coding = new Option<string>("--coding", "-c")
+        var coding = new Option<ContentCoding>("--coding", "-c")
         {
             Description = "The record coding: gcmsiv (AES-256-GCM-SIV records, misuse-resistant; also 'aes256gcmsiv') or aes128gcm (RFC 8188, interoperable).",
-            DefaultValueFactory = _ => "gcmsiv",
+            DefaultValueFactory = _ => ContentCoding.Aes256GcmSiv,
             HelpName = "gcmsiv|aes128gcm",
+            CustomParser = result =>
+            {
+                string name = result.Tokens[^1].Value;
+                if (TryParseCoding(name, out ContentCoding parsed))
+                {
+                    return parsed;
+                }
+
+                result.AddError($"Unknown --coding '{name}': use gcmsiv (also aes256gcmsiv) or aes128gcm.");
+                return default;
+            },
         };
-        coding.AcceptOnlyFromAmong(StringComparer.OrdinalIgnoreCase, "gcmsiv", ContentEncoding.Aes256GcmSivName, ContentEncoding.Aes128GcmName);
+        coding.CompletionSources.Add(GcmSivShortName, ContentEncoding.Aes256GcmSivName, ContentEncoding.Aes128GcmName);
         return coding;
     }
 
-    internal static ContentCoding ParseCoding(string name) =>
-        string.Equals(name, ContentEncoding.Aes128GcmName, StringComparison.OrdinalIgnoreCase) ? ContentCoding.Aes128Gcm : ContentCoding.Aes256GcmSiv;
+    /// <summary>A coding's name on the command line: the HTTP names the library knows, or "gcmsiv";
+    /// anything else is not a coding (never silently one of them).</summary>
+    internal static bool TryParseCoding(string name, out ContentCoding coding)
+    {
+        if (string.Equals(name, GcmSivShortName, StringComparison.OrdinalIgnoreCase))
+        {
+            coding = ContentCoding.Aes256GcmSiv;
+            return true;
+        }
+
+        return ContentEncoding.TryGetCoding(name, out coding);
+    }
 
     private static Option<string> Key() => new("--key", "-k")
     {
@@ -206,9 +229,9 @@ internal static class Cli
         HelpName = "KEYFILE",
     };
 
-    /// <summary>The default --threads: every processor. The loop's thread starts on each batch at once
-    /// and the others take records as they get a core, so they fill the time the reader and writer
-    /// threads leave free instead of competing with them (docs/tool.md has the measurements).</summary>
+    /// <summary>The default --threads (the streams' MaxDegreeOfParallelism): every processor. The sealing
+    /// and opening threads take records as they get a core, so they fill the time the tool's own reads
+    /// and writes leave free rather than compete with them.</summary>
     internal static int DefaultThreads => Math.Clamp(Environment.ProcessorCount, 1, 256);
 
     private static Option<int> Threads()

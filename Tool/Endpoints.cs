@@ -53,6 +53,9 @@ internal sealed class Source : ReadOnlyForwardStream
         }
     }
 
+    /// <summary>How many bytes have been read: where the reader is in the input.</summary>
+    public long BytesRead { get; private set; }
+
     public override int Read(Span<byte> buffer)
     {
         int read;
@@ -65,6 +68,7 @@ internal sealed class Source : ReadOnlyForwardStream
             throw new ToolException(ExitCodes.IO, $"cannot read {Name}: {Errors.Describe(exception)}", exception);
         }
 
+        BytesRead += read;
         return read;
     }
 

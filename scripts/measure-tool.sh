@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Measures the aesgcmsiv tool on a 1 GiB file against the library's in-memory throughput at the
-# same record size (the tool's hidden 'bench' command: the library's stream classes, memory to
-# memory, on one thread; it also reports the batch calls the tool uses, at the tool's default
-# --threads), for docs/tool.md. The tool is packed and installed as a dotnet tool first, so what is
+# same record size (Benchmarks --stream-throughput, Benchmarks/StreamThroughput.cs: the library's
+# stream classes, memory to memory, at their default parallelism; it also reports the batch calls
+# at the tool's default --threads), for docs/tool.md. The tool is packed and installed as a dotnet tool first, so what is
 # measured is what users run. Each repetition runs, in this order: bench, encrypt file->file, decrypt
 # file->file, encrypt file->/dev/null, decrypt file->/dev/null (at the tool's default --threads, every
 # processor), the same two with --threads 1 ("-1-thread" rows, when that differs), and dd of
@@ -35,6 +35,8 @@ tool_version=$(sed -n 's:.*<Version>\(.*\)</Version>.*:\1:p' "$repo/Tool/Tool.cs
 dotnet pack "$repo/Tool" -c Release -o "$install/feed" --nologo -v q >/dev/null
 dotnet tool install --tool-path "$install/tools" --add-source "$install/feed" Cryptography.AesGcmSiv.Tool --version "$tool_version" >/dev/null
 tool=("$install/tools/aesgcmsiv")
+dotnet build "$repo/Benchmarks" -c Release --nologo -v q >/dev/null
+bench=(dotnet "$repo/Benchmarks/bin/Release/net10.0/Benchmarks.dll" --stream-throughput)
 
 head -c 1G /dev/urandom > "$work/plain"
 "${tool[@]}" keygen "$work/key"
@@ -55,7 +57,7 @@ echo "tool: $(readlink "$install/tools/aesgcmsiv" | sed 's:.*/tools/net10.0/::')
 echo "runtime: $(dotnet --list-runtimes | grep NETCore.App | tail -1); commit: $(git -C "$repo" rev-parse --short HEAD); dir: $dir ($(df --output=fstype "$dir" | tail -1)); threads: $threads"
 for rep in $(seq "$reps"); do
   for rs in $sizes; do
-    "${tool[@]}" bench --coding "$coding" --record-size "$rs" --size "$bytes" --threads "$threads" | tee "$work/bench"
+    "${bench[@]}" --coding "$coding" --record-size "$rs" --size "$bytes" --threads "$threads" | tee "$work/bench"
     # "encrypt in-memory ..." -> encrypt-memory; "encrypt-batch threads=N ..." -> encrypt-batch
     awk -v rs="$rs" '{ name = ($1 ~ /-batch$/) ? $1 : $1 "-memory"; for (i = 1; i <= NF; i++) if ($i ~ /^seconds=/) { split($i, s, "="); print name, rs, s[2], 0 } }' "$work/bench" >> "$raw"
     timed encrypt-file "$rs" "${tool[@]}" encrypt -k "$work/key" -c "$coding" -r "$rs" -f "$work/plain" "$work/sealed"

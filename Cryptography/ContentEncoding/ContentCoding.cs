@@ -1,4 +1,4 @@
-// The two content codings this library speaks, with their HTTP names and HKDF labels:
+// The two content codings this library speaks; ContentCodingInfo holds what differs between them:
 //   aes128gcm    RFC 8188 section 2 ("Encrypted Content-Encoding for HTTP"), the IETF standard
 //                Web Push uses: AES-128-GCM records.
 //   aes256gcmsiv this library's own coding, NOT an IETF standard: the same framing (RFC 8188
@@ -30,25 +30,85 @@ public enum ContentCoding
     Aes256GcmSiv = 1,
 }
 
-/// <summary>Per-coding constants: key size, HKDF labels, HTTP name.</summary>
-internal static class ContentCodingInfo
+/// <summary>
+/// What differs between the codings, in one table: the HTTP name, the AEAD that seals the records,
+/// the content-encryption key's size and the two HKDF labels. Everything else (framing, the 12-byte
+/// nonce base, the 16-byte tag, the delimiter and padding) is RFC 8188 for both.
+/// </summary>
+internal sealed class ContentCodingInfo
 {
-    public static int KeySize(ContentCoding coding) => coding == ContentCoding.Aes128Gcm ? 16 : 32;
+    // RFC 8188 section 2.2: "Content-Encoding: aes128gcm" || 0x00, and section 2.3:
+    // "Content-Encoding: nonce" || 0x00 (HKDF-Expand appends the 0x01). The GCM-SIV coding has labels
+    // of its own so that the same IKM and salt never yield the same key or nonce base under both.
+    private static readonly ContentCodingInfo[] Table =
+    [
+        new(ContentCoding.Aes128Gcm, ContentEncoding.Aes128GcmName, RecordAead.AesGcm, 16, "Content-Encoding: aes128gcm\0"u8.ToArray(), "Content-Encoding: nonce\0"u8.ToArray()),
+        new(ContentCoding.Aes256GcmSiv, ContentEncoding.Aes256GcmSivName, RecordAead.AesGcmSiv, 32, "Content-Encoding: aes256gcmsiv\0"u8.ToArray(), "Content-Encoding: aes256gcmsiv nonce\0"u8.ToArray()),
+    ];
 
-    // RFC 8188 section 2.2: "Content-Encoding: aes128gcm" || 0x00 (HKDF-Expand appends the 0x01).
-    public static ReadOnlySpan<byte> KeyInfo(ContentCoding coding) => coding == ContentCoding.Aes128Gcm
-        ? "Content-Encoding: aes128gcm\0"u8
-        : "Content-Encoding: aes256gcmsiv\0"u8;
+    private readonly byte[] _keyInfo;
+    private readonly byte[] _nonceInfo;
 
-    // RFC 8188 section 2.3: "Content-Encoding: nonce" || 0x00. The GCM-SIV coding has a label of its
-    // own so that the same IKM and salt never yield the same nonce base under both codings.
-    public static ReadOnlySpan<byte> NonceInfo(ContentCoding coding) => coding == ContentCoding.Aes128Gcm
-        ? "Content-Encoding: nonce\0"u8
-        : "Content-Encoding: aes256gcmsiv nonce\0"u8;
+    private ContentCodingInfo(ContentCoding coding, string name, RecordAead aead, int keySize, byte[] keyInfo, byte[] nonceInfo)
+    {
+        Coding = coding;
+        Name = name;
+        Aead = aead;
+        KeySize = keySize;
+        _keyInfo = keyInfo;
+        _nonceInfo = nonceInfo;
+    }
+
+    /// <summary>The AEAD a coding seals its records with.</summary>
+    public enum RecordAead
+    {
+        /// <summary>.NET's <see cref="System.Security.Cryptography.AesGcm"/>.</summary>
+        AesGcm,
+
+        /// <summary>This library's <see cref="Cryptography.AesGcmSiv"/>.</summary>
+        AesGcmSiv,
+    }
+
+    public ContentCoding Coding { get; }
+
+    /// <summary>The HTTP <c>Content-Encoding</c> name.</summary>
+    public string Name { get; }
+
+    public RecordAead Aead { get; }
+
+    /// <summary>The content-encryption key's length in bytes.</summary>
+    public int KeySize { get; }
+
+    /// <summary>The HKDF info of the content-encryption key, its final 0x00 included.</summary>
+    public ReadOnlySpan<byte> KeyInfo => _keyInfo;
+
+    /// <summary>The HKDF info of the nonce base, its final 0x00 included.</summary>
+    public ReadOnlySpan<byte> NonceInfo => _nonceInfo;
+
+    /// <summary>The facts of <paramref name="coding"/>; throws for a value outside the enum.</summary>
+    public static ContentCodingInfo Of(ContentCoding coding, string parameterName = "coding")
+    {
+        Validate(coding, parameterName);
+        return Table[(int)coding];
+    }
+
+    /// <summary>The coding a name stands for (case-insensitive), or null.</summary>
+    public static ContentCodingInfo? FindByName(string? name)
+    {
+        foreach (ContentCodingInfo info in Table)
+        {
+            if (string.Equals(name, info.Name, StringComparison.OrdinalIgnoreCase))
+            {
+                return info;
+            }
+        }
+
+        return null;
+    }
 
     public static void Validate(ContentCoding coding, string parameterName)
     {
-        if (coding is not (ContentCoding.Aes128Gcm or ContentCoding.Aes256GcmSiv))
+        if ((uint)coding >= (uint)Table.Length)
         {
             throw new ArgumentOutOfRangeException(parameterName, coding, ContentEncodingMessages.UnknownCoding);
         }

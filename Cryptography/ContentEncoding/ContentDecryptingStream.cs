@@ -4,6 +4,8 @@
 // source is counted as it arrives, so an exception from the source leaves nothing half done.
 // A record's plaintext is released only after its tag verified and its padding checked; end of
 // data is reported only after a record marked as the last one was opened and nothing followed it.
+// Past the first batch of records (about 1 MiB) an OpeningPipeline (RecordPipeline.cs) takes over:
+// a background stage reads ahead and opens batches on several threads, under the same rules.
 
 using System;
 using System.Globalization;
@@ -34,7 +36,10 @@ namespace Cryptography;
 /// <para>Memory: one pinned record buffer, which starts at the smaller of the record size and 64 KiB and
 /// doubles only when the data received fills it, up to the body's record size (at most
 /// <c>maxRecordSize</c>): a header announcing a large record size costs nothing until the data
-/// arrives. An instance is not safe for concurrent use. Disposing wipes the keys and the buffer.</para>
+/// arrives. Past the first 1 MiB of a body with records of at most 1 MiB, a background task reads
+/// ahead and opens batches of about 1 MiB on up to <see cref="MaxDegreeOfParallelism"/> threads
+/// while the caller reads the batch before: then the stream holds eight buffers of about 1 MiB.
+/// An instance is not safe for concurrent use. Disposing wipes the keys and the buffers.</para>
 /// </remarks>
 public sealed class ContentDecryptingStream : Stream
 {
@@ -62,6 +67,10 @@ public sealed class ContentDecryptingStream : Stream
     private bool _endOfBody;
     private bool _disposed;
     private ExceptionDispatchInfo? _failure;
+    private readonly int _maxDegreeOfParallelism = RecordPipeline.DefaultParallelism;
+    private OpeningPipeline? _pipeline;
+    private OpeningPipeline.Batch? _batch;
+    private bool _pipelineStopped;
 
     /// <summary>Creates a stream that decodes the body read from <paramref name="source"/> with one key.</summary>
     /// <param name="source">The stream the encrypted body is read from.</param>
@@ -119,6 +128,26 @@ public sealed class ContentDecryptingStream : Stream
     /// <summary>Gets the body's header once the first read has read it; <see langword="null"/> before.</summary>
     public ContentEncodingHeader? Header => _decryptor?.Header;
 
+    /// <summary>Gets the number of records that have verified so far, including records read ahead whose
+    /// data has not been returned yet and a last record held back until the source is known to end.</summary>
+    /// <remarks>After a <see cref="ContentEncodingException"/> with a <see cref="ContentEncodingException.RecordIndex"/>,
+    /// a count above that index means the record itself verified and what followed it failed.</remarks>
+    public long RecordCount => _decryptor?.RecordCount ?? 0;
+
+    /// <summary>Gets or sets how many threads may open records at once in a body larger than about 1 MiB
+    /// (a background task reads ahead and opens batches while the caller reads). The default is the
+    /// number of processors.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is less than 1.</exception>
+    public int MaxDegreeOfParallelism
+    {
+        get => _maxDegreeOfParallelism;
+        init
+        {
+            ArgumentOutOfRangeException.ThrowIfLessThan(value, 1);
+            _maxDegreeOfParallelism = value;
+        }
+    }
+
     /// <inheritdoc/>
     public override bool CanRead => !_disposed;
 
@@ -160,6 +189,13 @@ public sealed class ContentDecryptingStream : Stream
         {
             while (true)
             {
+                if (_pipeline is not null)
+                {
+                    ReadOnlyMemory<byte> chunk = NextChunk(buffer.Length);
+                    chunk.Span.CopyTo(buffer);
+                    return chunk.Length;
+                }
+
                 if (_probePending)
                 {
                     EndBody(_source.Read(_probe));
@@ -169,6 +205,12 @@ public sealed class ContentDecryptingStream : Stream
                 if (taken > 0 || _endOfBody)
                 {
                     return taken;
+                }
+
+                if (PipelineIsDue())
+                {
+                    StartPipeline(async: false);
+                    continue;
                 }
 
                 if (_decryptor is null)
@@ -229,6 +271,13 @@ public sealed class ContentDecryptingStream : Stream
         {
             while (true)
             {
+                if (_pipeline is not null)
+                {
+                    ReadOnlyMemory<byte> chunk = await NextChunkAsync(buffer.Length, cancellationToken).ConfigureAwait(false);
+                    chunk.CopyTo(buffer);
+                    return chunk.Length;
+                }
+
                 if (_probePending)
                 {
                     EndBody(await _source.ReadAsync(_probe, cancellationToken).ConfigureAwait(false));
@@ -238,6 +287,12 @@ public sealed class ContentDecryptingStream : Stream
                 if (taken > 0 || _endOfBody)
                 {
                     return taken;
+                }
+
+                if (PipelineIsDue())
+                {
+                    StartPipeline(async: true);
+                    continue;
                 }
 
                 if (_decryptor is null)
@@ -277,6 +332,57 @@ public sealed class ContentDecryptingStream : Stream
         return ReadAsync(buffer.AsMemory(offset, count), cancellationToken).AsTask();
     }
 
+    /// <summary>Writes the verified, decrypted data to <paramref name="destination"/>; once a background task
+    /// opens the records, each batch goes out from where it was decrypted, without a copy.</summary>
+    /// <param name="destination">The stream to write to.</param>
+    /// <param name="bufferSize">The buffer size while the data comes a record at a time.</param>
+    /// <exception cref="ContentEncodingException">The body fails; the data before the failure has been written.</exception>
+    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
+    public override void CopyTo(Stream destination, int bufferSize)
+    {
+        ValidateCopyToArguments(destination, bufferSize);
+        ThrowIfUnusable();
+        byte[] buffer = PinnedBuffers.Rent(bufferSize);
+        try
+        {
+            while (true)
+            {
+                if (_pipeline is not null)
+                {
+                    ReadOnlyMemory<byte> chunk;
+                    try
+                    {
+                        chunk = NextChunk(int.MaxValue);
+                    }
+                    catch (ContentEncodingException exception)
+                    {
+                        throw Fail(exception);
+                    }
+
+                    if (chunk.IsEmpty)
+                    {
+                        return;
+                    }
+
+                    destination.Write(chunk.Span);
+                    continue;
+                }
+
+                int read = Read(buffer.AsSpan(0, bufferSize));
+                if (read == 0)
+                {
+                    return;
+                }
+
+                destination.Write(buffer, 0, read);
+            }
+        }
+        finally
+        {
+            PinnedBuffers.Return(buffer);
+        }
+    }
+
     /// <summary>Does nothing: the stream is read-only.</summary>
     public override void Flush()
     {
@@ -309,6 +415,10 @@ public sealed class ContentDecryptingStream : Stream
         {
             _disposed = true;
             _plaintextStart = _plaintextEnd = 0;   // the buffer is wiped as it goes back to PinnedBuffers
+
+            // The pipeline's stage uses the decryptor and the source: it stops first.
+            _batch = null;
+            _pipeline?.Dispose();
             _decryptor?.Dispose();
             if (_inputKeyingMaterial is not null)
             {
@@ -417,6 +527,98 @@ public sealed class ContentDecryptingStream : Stream
         }
 
         return count > 0;
+    }
+
+    // Past the first batch's worth of records, at a record boundary with nothing buffered, the
+    // pipeline takes over the reading and opening.
+    private bool PipelineIsDue() =>
+        _decryptor is { } decryptor && _recordReceived == 0 && !_probePending && !_endOfBody && _plaintextEnd == _plaintextStart
+        && RecordPipeline.Applies(decryptor.Header.RecordSize)
+        && decryptor.RecordCount * (decryptor.Header.RecordSize - ContentEncoding.TagSize) >= RecordPipeline.BatchBytes;
+
+    private void StartPipeline(bool async)
+    {
+        if (_record is { } record)
+        {
+            _record = null;
+            PinnedBuffers.Return(record);
+        }
+
+        _pipeline = new OpeningPipeline(_source, _decryptor!, _maxDegreeOfParallelism, async);
+    }
+
+    // Up to `max` bytes of the current batch's verified data, the next batch's when it is used up;
+    // empty at the end of the body. Throws the stage's failure after the data before it.
+    private ReadOnlyMemory<byte> NextChunk(int max)
+    {
+        while (true)
+        {
+            ReadOnlyMemory<byte> chunk = TakeFromBatch(max);
+            if (!chunk.IsEmpty || _endOfBody)
+            {
+                return chunk;
+            }
+
+            Accept(_pipeline!.Next());
+        }
+    }
+
+    private async ValueTask<ReadOnlyMemory<byte>> NextChunkAsync(int max, CancellationToken cancellationToken)
+    {
+        while (true)
+        {
+            ReadOnlyMemory<byte> chunk = TakeFromBatch(max);
+            if (!chunk.IsEmpty || _endOfBody)
+            {
+                return chunk;
+            }
+
+            Accept(await _pipeline!.NextAsync(cancellationToken).ConfigureAwait(false));
+        }
+    }
+
+    private ReadOnlyMemory<byte> TakeFromBatch(int max)
+    {
+        if (_batch is { } batch)
+        {
+            int count = Math.Min(max, batch.DataLength - batch.Taken);
+            if (count > 0)
+            {
+                ReadOnlyMemory<byte> chunk = batch.Plaintext.AsMemory(batch.Taken, count);
+                batch.Taken += count;
+                return chunk;
+            }
+
+            _batch = null;
+            _pipeline!.Return(batch);
+        }
+
+        if (_pipelineStopped)
+        {
+            _pipelineStopped = false;
+            _pipeline!.Restart();
+        }
+
+        return ReadOnlyMemory<byte>.Empty;
+    }
+
+    private void Accept(OpeningPipeline.Item item)
+    {
+        if (item.Batch is { } batch)
+        {
+            _batch = batch;
+        }
+        else if (item.Error is { } error)
+        {
+            // A failure of the body is final (Fail keeps it); one of the source is not: the stage
+            // stopped with what it had read kept, and the next read starts it again.
+            _pipelineStopped = error.SourceException is not ContentEncodingException;
+            error.Throw();
+        }
+        else
+        {
+            _endOfBody = true;
+        }
     }
 
     private void StartBody()

@@ -296,7 +296,7 @@ public sealed class ContentDecryptor : IDisposable
     {
         int length = record.Length - ContentEncoding.TagSize;
         plaintext = plaintext[..length];
-        if (!cipher.Open(index, record[..length], record[length..], plaintext))
+        if (!cipher.TryOpen(index, record[..length], record[length..], plaintext))
         {
             return AuthenticationFailed;
         }

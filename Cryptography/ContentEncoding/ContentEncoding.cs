@@ -63,8 +63,7 @@ public static class ContentEncoding
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="coding"/> is out of range.</exception>
     public static string GetName(ContentCoding coding)
     {
-        ContentCodingInfo.Validate(coding, nameof(coding));
-        return coding == ContentCoding.Aes128Gcm ? Aes128GcmName : Aes256GcmSivName;
+        return ContentCodingInfo.Of(coding, nameof(coding)).Name;
     }
 
     /// <summary>Finds the coding an HTTP <c>Content-Encoding</c> name stands for (case-insensitive).</summary>
@@ -73,14 +72,9 @@ public static class ContentEncoding
     /// <returns><see langword="true"/> when <paramref name="name"/> names one of the codings.</returns>
     public static bool TryGetCoding(string? name, out ContentCoding coding)
     {
-        coding = ContentCoding.Aes128Gcm;
-        if (string.Equals(name, Aes128GcmName, StringComparison.OrdinalIgnoreCase))
-        {
-            return true;
-        }
-
-        coding = ContentCoding.Aes256GcmSiv;
-        return string.Equals(name, Aes256GcmSivName, StringComparison.OrdinalIgnoreCase);
+        ContentCodingInfo? info = ContentCodingInfo.FindByName(name);
+        coding = info?.Coding ?? ContentCoding.Aes128Gcm;
+        return info is not null;
     }
 
     /// <summary>Gets the length of the body that encrypting <paramref name="plaintextLength"/> bytes produces, without padding.</summary>

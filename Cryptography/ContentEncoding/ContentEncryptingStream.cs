@@ -1,7 +1,10 @@
 // A write-only Stream that encodes what is written to it as an encrypted body (RFC 8188 framing)
 // on an underlying stream, in constant memory: one record buffer, pinned (so the garbage collector
-// leaves no copy of the plaintext behind), from PinnedBuffers, and wiped before it goes back. A full record is sealed only when more data arrives, because only then
-// is it known not to be the last; FlushFinalBlock (or Dispose) seals the last one.
+// leaves no copy of the plaintext behind), from PinnedBuffers, and wiped before it goes back. A full
+// record is sealed only when more data arrives, because only then is it known not to be the last;
+// FlushFinalBlock (or Dispose) seals the last one. Past the first batch of records (about 1 MiB) a
+// SealingPipeline (RecordPipeline.cs) takes over: the caller fills batches while a background stage
+// seals them on several threads and writes them, so large bodies use the machine's cores.
 
 using System;
 using System.IO;
@@ -23,8 +26,11 @@ namespace Cryptography;
 /// <see cref="System.Security.Cryptography.CryptoStream"/> and <see cref="System.IO.Compression.GZipStream"/> do).
 /// When the data source failed half way, call <see cref="Abort"/> instead, so that the receiver sees a
 /// truncated body and rejects it rather than a complete body that is shorter than intended.</para>
-/// <para>Memory: one record buffer of the record size. An instance is not safe for concurrent use.
-/// Disposing wipes the keys and the buffer.</para>
+/// <para>Memory: one record buffer of the record size for the first 1 MiB of data. A larger body (with
+/// records of at most 1 MiB) is sealed in batches of about 1 MiB on up to <see cref="MaxDegreeOfParallelism"/>
+/// threads by a background task, which also writes to the destination while the caller writes the next
+/// data: then the stream holds five buffers of about 1 MiB. An error of the destination surfaces at the
+/// next call. An instance is not safe for concurrent use. Disposing wipes the keys and the buffers.</para>
 /// </remarks>
 public sealed class ContentEncryptingStream : Stream
 {
@@ -32,8 +38,11 @@ public sealed class ContentEncryptingStream : Stream
     private readonly bool _leaveOpen;
     private readonly ContentEncryptor _encryptor;
     private readonly int _maxData;
+    private readonly int _maxDegreeOfParallelism = RecordPipeline.DefaultParallelism;
     private byte[]? _record;
     private int _count;
+    private int _capacity;
+    private SealingPipeline? _pipeline;
     private bool _headerWritten;
     private bool _finished;
     private bool _disposed;
@@ -62,6 +71,21 @@ public sealed class ContentEncryptingStream : Stream
         _leaveOpen = leaveOpen;
         _maxData = _encryptor.MaxRecordDataLength;
         _record = PinnedBuffers.Rent(Math.Max(recordSize, _encryptor.Header.Length));
+        _capacity = _maxData;
+    }
+
+    /// <summary>Gets or sets how many threads may seal records at once in a body larger than about 1 MiB
+    /// (the calling thread is not one of them: a background task seals and writes while the caller writes).
+    /// The default is the number of processors.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is less than 1.</exception>
+    public int MaxDegreeOfParallelism
+    {
+        get => _maxDegreeOfParallelism;
+        init
+        {
+            ArgumentOutOfRangeException.ThrowIfLessThan(value, 1);
+            _maxDegreeOfParallelism = value;
+        }
     }
 
     /// <summary>Gets the header this stream writes (its salt, record size and key id).</summary>
@@ -97,12 +121,12 @@ public sealed class ContentEncryptingStream : Stream
         ThrowIfNotWritable();
         while (!buffer.IsEmpty)
         {
-            if (_count == _maxData)
+            if (_count == _capacity)
             {
-                WriteOut(SealRecord(isLast: false));
+                Advance();
             }
 
-            int take = Math.Min(_maxData - _count, buffer.Length);
+            int take = Math.Min(_capacity - _count, buffer.Length);
             buffer[..take].CopyTo(_record.AsSpan(_count));
             _count += take;
             buffer = buffer[take..];
@@ -134,12 +158,12 @@ public sealed class ContentEncryptingStream : Stream
         ThrowIfNotWritable();
         while (!buffer.IsEmpty)
         {
-            if (_count == _maxData)
+            if (_count == _capacity)
             {
-                await WriteOutAsync(SealRecord(isLast: false), cancellationToken).ConfigureAwait(false);
+                await AdvanceAsync(cancellationToken).ConfigureAwait(false);
             }
 
-            int take = Math.Min(_maxData - _count, buffer.Length);
+            int take = Math.Min(_capacity - _count, buffer.Length);
             buffer.Span[..take].CopyTo(_record.AsSpan(_count));
             _count += take;
             buffer = buffer[take..];
@@ -158,11 +182,16 @@ public sealed class ContentEncryptingStream : Stream
     }
 
     /// <summary>Flushes the destination. Buffered data stays buffered: a record goes out only when it is full
-    /// and more data follows, or at <see cref="FlushFinalBlock"/>.</summary>
+    /// and more data follows, or at <see cref="FlushFinalBlock"/>. While a background task writes the
+    /// records of a large body, the destination is flushed by <see cref="FlushFinalBlock"/> only.</summary>
     public override void Flush()
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
-        _destination.Flush();
+        if (_pipeline is null)
+        {
+            // Once the background stage writes to the destination, only it may touch it until the end.
+            _destination.Flush();
+        }
     }
 
     /// <inheritdoc cref="Flush"/>
@@ -171,7 +200,7 @@ public sealed class ContentEncryptingStream : Stream
     public override Task FlushAsync(CancellationToken cancellationToken)
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
-        return _destination.FlushAsync(cancellationToken);
+        return _pipeline is null ? _destination.FlushAsync(cancellationToken) : Task.CompletedTask;
     }
 
     /// <summary>Writes the last record (and the header, if nothing was written yet) and flushes the destination.
@@ -182,7 +211,17 @@ public sealed class ContentEncryptingStream : Stream
         ObjectDisposedException.ThrowIf(_disposed, this);
         if (!_finished)
         {
-            WriteOut(SealRecord(isLast: true));
+            if (_pipeline is { } pipeline)
+            {
+                pipeline.Submit(_record!, _count, isLast: true);
+                _record = null;
+                pipeline.Finish();
+            }
+            else
+            {
+                WriteOut(SealRecord(isLast: true));
+            }
+
             _finished = true;
             _destination.Flush();
         }
@@ -196,7 +235,17 @@ public sealed class ContentEncryptingStream : Stream
         ObjectDisposedException.ThrowIf(_disposed, this);
         if (!_finished)
         {
-            await WriteOutAsync(SealRecord(isLast: true), cancellationToken).ConfigureAwait(false);
+            if (_pipeline is { } pipeline)
+            {
+                await pipeline.SubmitAsync(_record!, _count, isLast: true, cancellationToken).ConfigureAwait(false);
+                _record = null;
+                await pipeline.FinishAsync().ConfigureAwait(false);
+            }
+            else
+            {
+                await WriteOutAsync(SealRecord(isLast: true), cancellationToken).ConfigureAwait(false);
+            }
+
             _finished = true;
             await _destination.FlushAsync(cancellationToken).ConfigureAwait(false);
         }
@@ -293,12 +342,72 @@ public sealed class ContentEncryptingStream : Stream
     {
         _disposed = true;
         _finished = true;
+        if (_pipeline is { } pipeline)
+        {
+            // Stops the stage and waits for it before the keys go; the pipeline owns and wipes the buffers.
+            _pipeline = null;
+            _record = null;
+            pipeline.Dispose();
+        }
+
         _encryptor.Dispose();
         if (_record is { } record)
         {
             _record = null;
             PinnedBuffers.Return(record);   // wipes it
         }
+    }
+
+    // The buffer is full and more data follows: seal the record (or hand the batch to the pipeline),
+    // and past the first batch's worth of records start the pipeline.
+    private void Advance()
+    {
+        if (_pipeline is { } pipeline)
+        {
+            pipeline.Submit(_record!, _count, isLast: false);
+            _record = null;
+            _count = 0;
+            _record = pipeline.TakeBuffer();
+            return;
+        }
+
+        WriteOut(SealRecord(isLast: false));
+        if (PipelineIsDue())
+        {
+            StartPipeline(async: false);
+            _record = _pipeline!.TakeBuffer();
+        }
+    }
+
+    private async ValueTask AdvanceAsync(CancellationToken cancellationToken)
+    {
+        if (_pipeline is { } pipeline)
+        {
+            await pipeline.SubmitAsync(_record!, _count, isLast: false, cancellationToken).ConfigureAwait(false);
+            _record = null;
+            _count = 0;
+            _record = await pipeline.TakeBufferAsync(cancellationToken).ConfigureAwait(false);
+            return;
+        }
+
+        await WriteOutAsync(SealRecord(isLast: false), cancellationToken).ConfigureAwait(false);
+        if (PipelineIsDue())
+        {
+            StartPipeline(async: true);
+            _record = await _pipeline!.TakeBufferAsync(cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    private bool PipelineIsDue() =>
+        RecordPipeline.Applies(_encryptor.RecordSize) && _encryptor.RecordCount * _maxData >= RecordPipeline.BatchBytes;
+
+    private void StartPipeline(bool async)
+    {
+        byte[] record = _record!;
+        _record = null;
+        PinnedBuffers.Return(record);
+        _pipeline = new SealingPipeline(_encryptor, _destination, _maxDegreeOfParallelism, async);
+        _capacity = _pipeline.BatchLength;
     }
 
     private void ThrowIfNotWritable()

@@ -54,7 +54,10 @@ internal static class PinnedBuffers
         }
 
         int index = BitOperations.Log2((uint)array.Length) - MinShift;
-        int capacity = index <= 16 - MinShift ? 16 : 4;
+        // Up to 64 KiB (record buffers): 16 per size, for servers with many small bodies at once; larger
+        // (the batch buffers of RecordPipeline, 5 or 8 per stream): 8, so that one large stream after
+        // another reuses them, while at most a few MiB stay pinned when none is in use.
+        int capacity = index <= 16 - MinShift ? 16 : 8;
         if (Interlocked.Increment(ref Counts[index]) <= capacity)
         {
             Pools[index].Enqueue(array);

@@ -22,15 +22,18 @@ internal abstract class RecordCipher : IDisposable
 
     public static RecordCipher Create(ContentCoding coding, ReadOnlySpan<byte> inputKeyingMaterial, ReadOnlySpan<byte> salt)
     {
+        ContentCodingInfo info = ContentCodingInfo.Of(coding);
         Span<byte> contentEncryptionKey = stackalloc byte[32];
         Span<byte> nonceBase = stackalloc byte[NonceSize];
-        contentEncryptionKey = contentEncryptionKey[..ContentCodingInfo.KeySize(coding)];
+        contentEncryptionKey = contentEncryptionKey[..info.KeySize];
         try
         {
             DeriveKeys(coding, inputKeyingMaterial, salt, contentEncryptionKey, nonceBase);
-            RecordCipher cipher = coding == ContentCoding.Aes128Gcm
-                ? new AesGcmRecordCipher(contentEncryptionKey)
-                : new AesGcmSivRecordCipher(contentEncryptionKey);
+            RecordCipher cipher = info.Aead switch
+            {
+                ContentCodingInfo.RecordAead.AesGcm => new AesGcmRecordCipher(contentEncryptionKey),
+                _ => new AesGcmSivRecordCipher(contentEncryptionKey),
+            };
             nonceBase.CopyTo(cipher._nonceBase);
             return cipher;
         }
@@ -49,12 +52,13 @@ internal abstract class RecordCipher : IDisposable
             throw new ArgumentException(ContentEncodingMessages.EmptyKeyingMaterial, nameof(inputKeyingMaterial));
         }
 
+        ContentCodingInfo info = ContentCodingInfo.Of(coding);
         Span<byte> prk = stackalloc byte[32];
         try
         {
             HKDF.Extract(HashAlgorithmName.SHA256, inputKeyingMaterial, salt, prk);
-            HKDF.Expand(HashAlgorithmName.SHA256, prk, contentEncryptionKey[..ContentCodingInfo.KeySize(coding)], ContentCodingInfo.KeyInfo(coding));
-            HKDF.Expand(HashAlgorithmName.SHA256, prk, nonceBase[..NonceSize], ContentCodingInfo.NonceInfo(coding));
+            HKDF.Expand(HashAlgorithmName.SHA256, prk, contentEncryptionKey[..info.KeySize], info.KeyInfo);
+            HKDF.Expand(HashAlgorithmName.SHA256, prk, nonceBase[..NonceSize], info.NonceInfo);
         }
         finally
         {
@@ -79,11 +83,11 @@ internal abstract class RecordCipher : IDisposable
     }
 
     /// <summary>Verifies and decrypts; on a bad tag zeroes <paramref name="plaintext"/> and returns false.</summary>
-    public bool Open(long sequenceNumber, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext)
+    public bool TryOpen(long sequenceNumber, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext)
     {
         Span<byte> nonce = stackalloc byte[NonceSize];
         GetNonce(sequenceNumber, nonce);
-        return Open(nonce, ciphertext, tag, plaintext);
+        return TryOpen(nonce, ciphertext, tag, plaintext);
     }
 
     /// <summary>
@@ -97,7 +101,7 @@ internal abstract class RecordCipher : IDisposable
 
     protected abstract void Seal(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag);
 
-    protected abstract bool Open(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext);
+    protected abstract bool TryOpen(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext);
 
     private sealed class AesGcmRecordCipher : RecordCipher
     {
@@ -157,7 +161,10 @@ internal abstract class RecordCipher : IDisposable
         protected override void Seal(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag) =>
             _aead.Encrypt(nonce, plaintext, ciphertext, tag);
 
-        protected override bool Open(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext)
+        // .NET's AesGcm has no bool-returning decryption, so this is the one place the record layer
+        // turns an exception into an answer. AesGcm zeroes the plaintext on failure already; it is
+        // done again here rather than depend on that.
+        protected override bool TryOpen(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext)
         {
             try
             {
@@ -166,7 +173,6 @@ internal abstract class RecordCipher : IDisposable
             }
             catch (AuthenticationTagMismatchException)
             {
-                // AesGcm has zeroed the plaintext already; do it again rather than depend on that.
                 CryptographicOperations.ZeroMemory(plaintext);
                 return false;
             }
@@ -186,18 +192,8 @@ internal abstract class RecordCipher : IDisposable
         protected override void Seal(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag) =>
             _aead.Encrypt(nonce, plaintext, ciphertext, tag);
 
-        protected override bool Open(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext)
-        {
-            try
-            {
-                _aead.Decrypt(nonce, ciphertext, tag, plaintext);
-                return true;
-            }
-            catch (AuthenticationTagMismatchException)
-            {
-                CryptographicOperations.ZeroMemory(plaintext);
-                return false;
-            }
-        }
+        // No exception on a bad tag: AesGcmSiv zeroes the plaintext and says so.
+        protected override bool TryOpen(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext) =>
+            _aead.TryDecrypt(nonce, ciphertext, tag, plaintext);
     }
 }

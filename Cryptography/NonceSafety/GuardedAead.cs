@@ -1,7 +1,7 @@
 // What the three nonce guards (GuardedAesGcm, GuardedChaCha20Poly1305, GuardedAesGcmSiv) have in
 // common: the Encrypt/Decrypt calls of .NET's AEADs, the repeat counters, and the lifetime of the
-// wrapped AEAD and of the key's nonce history. Each guard adds its constructors, its statics, and
-// the struct adapter through which NonceGuard calls its AEAD.
+// wrapped AEAD and of the key's nonce history. Each guard adds only its constructors, its statics,
+// and the struct adapter through which NonceGuard calls its AEAD (handed over as a GuardedCalls).
 
 using System;
 using System.Security.Cryptography;
@@ -16,26 +16,26 @@ namespace Cryptography;
 /// </summary>
 public abstract class GuardedAead : IDisposable
 {
-    private readonly IDisposable _aead;
+    private readonly GuardedCalls _aead;
 
     // Calls in flight and the disposed flag (Internal/CallCounter.cs): the wrapped AEAD is disposed
     // and the history let go only once no call is using them.
     private CallCounter _calls;
 
-    private protected GuardedAead(IDisposable aead, string algorithm, ReadOnlySpan<byte> key, NonceGuardOptions? options, NonceReusePolicy defaultPolicy)
+    private protected GuardedAead(GuardedCalls aead, ReadOnlySpan<byte> key, NonceGuardOptions? options, NonceReusePolicy defaultPolicy)
     {
         _aead = aead;
         try
         {
             options ??= NonceGuardOptions.Default;
             options.Validate();
-            History = NonceHistoryRegistry.Acquire(algorithm, key, options);
+            History = NonceHistoryRegistry.Acquire(aead.Name, key, options);
             Policy = options.Policy ?? defaultPolicy;
             CheckDecrypt = options.CheckDecrypt;
         }
         catch
         {
-            aead.Dispose();
+            aead.DisposeAead();
             GC.SuppressFinalize(this);
             throw;
         }
@@ -72,16 +72,8 @@ public abstract class GuardedAead : IDisposable
 
     internal NonceHistory History { get; }
 
-    /// <summary>Encrypts the plaintext unless the policy refuses a repeated nonce.</summary>
-    /// <param name="nonce">The 12-byte nonce.</param>
-    /// <param name="plaintext">The content to encrypt.</param>
-    /// <param name="ciphertext">Receives the ciphertext; as long as <paramref name="plaintext"/>.</param>
-    /// <param name="tag">Receives the authentication tag.</param>
-    /// <param name="associatedData">Data authenticated but not encrypted; may be <see langword="null"/>.</param>
+    /// <inheritdoc cref="Encrypt(ReadOnlySpan{byte}, ReadOnlySpan{byte}, Span{byte}, Span{byte}, ReadOnlySpan{byte})"/>
     /// <exception cref="ArgumentNullException">A required array is <see langword="null"/>.</exception>
-    /// <exception cref="ArgumentException">A buffer has the wrong size.</exception>
-    /// <exception cref="NonceReuseException">The policy refuses this repeat (by default: the nonce was used before with this key for a different message); nothing was written.</exception>
-    /// <exception cref="ObjectDisposedException">The guard has been disposed.</exception>
     public void Encrypt(byte[] nonce, byte[] plaintext, byte[] ciphertext, byte[] tag, byte[]? associatedData = null)
     {
         ArgumentNullException.ThrowIfNull(nonce);
@@ -105,7 +97,7 @@ public abstract class GuardedAead : IDisposable
         ObjectDisposedException.ThrowIf(!_calls.TryEnter(), this);
         try
         {
-            EncryptCore(nonce, plaintext, ciphertext, tag, associatedData);
+            _aead.Encrypt(History, Policy, nonce, plaintext, ciphertext, tag, associatedData);
         }
         finally
         {
@@ -113,17 +105,8 @@ public abstract class GuardedAead : IDisposable
         }
     }
 
-    /// <summary>Verifies and decrypts; with <see cref="NonceGuardOptions.CheckDecrypt"/>, also checks the nonce.</summary>
-    /// <param name="nonce">The 12-byte nonce.</param>
-    /// <param name="ciphertext">The encrypted content.</param>
-    /// <param name="tag">The authentication tag.</param>
-    /// <param name="plaintext">Receives the plaintext; as long as <paramref name="ciphertext"/>.</param>
-    /// <param name="associatedData">The associated data; may be <see langword="null"/>.</param>
+    /// <inheritdoc cref="Decrypt(ReadOnlySpan{byte}, ReadOnlySpan{byte}, ReadOnlySpan{byte}, Span{byte}, ReadOnlySpan{byte})"/>
     /// <exception cref="ArgumentNullException">A required array is <see langword="null"/>.</exception>
-    /// <exception cref="ArgumentException">A buffer has the wrong size.</exception>
-    /// <exception cref="AuthenticationTagMismatchException">The tag does not verify.</exception>
-    /// <exception cref="NonceReuseException">With <see cref="NonceGuardOptions.CheckDecrypt"/>: the nonce was used before for a different message; the plaintext buffer has been zeroed.</exception>
-    /// <exception cref="ObjectDisposedException">The guard has been disposed.</exception>
     public void Decrypt(byte[] nonce, byte[] ciphertext, byte[] tag, byte[] plaintext, byte[]? associatedData = null)
     {
         ArgumentNullException.ThrowIfNull(nonce);
@@ -148,7 +131,7 @@ public abstract class GuardedAead : IDisposable
         ObjectDisposedException.ThrowIf(!_calls.TryEnter(), this);
         try
         {
-            DecryptCore(nonce, ciphertext, tag, plaintext, associatedData);
+            _aead.Decrypt(History, Policy, CheckDecrypt, nonce, ciphertext, tag, plaintext, associatedData);
         }
         finally
         {
@@ -181,11 +164,7 @@ public abstract class GuardedAead : IDisposable
 
     private void Release()
     {
-        _aead.Dispose();
+        _aead.DisposeAead();
         NonceHistoryRegistry.Release(History);
     }
-
-    private protected abstract void EncryptCore(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData);
-
-    private protected abstract void DecryptCore(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData);
 }

@@ -86,7 +86,7 @@ public sealed class GuardedAesGcm : GuardedAead
     }
 
     private GuardedAesGcm(AesGcm aead, ReadOnlySpan<byte> key, NonceGuardOptions? options)
-        : base(aead, Adapter.Name, key, options, NonceReusePolicy.Refuse)
+        : base(GuardedCalls.Create(new Adapter(aead), aead), key, options, NonceReusePolicy.Refuse)
     {
         _aead = aead;
     }
@@ -103,15 +103,13 @@ public sealed class GuardedAesGcm : GuardedAead
     /// <summary>The tag size given to the constructor, or <see langword="null"/> if any is accepted.</summary>
     public int? TagSizeInBytes => _aead.TagSizeInBytes;
 
-    private protected override void EncryptCore(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
-        => NonceGuard.Encrypt(new Adapter(_aead), History, Policy, nonce, plaintext, ciphertext, tag, associatedData);
-
-    private protected override void DecryptCore(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData)
-        => NonceGuard.Decrypt(new Adapter(_aead), History, Policy, CheckDecrypt, nonce, ciphertext, tag, plaintext, associatedData);
-
     private readonly struct Adapter(AesGcm aead) : IGuardedAead
     {
         public static string Name => "AES-GCM";
+
+        public static int NonceSize => 12;
+
+        public static int MaxTagSize => 16;
 
         // Not safe for concurrent calls: NonceGuard runs every call under the history's lock.
         public static bool Concurrent => false;

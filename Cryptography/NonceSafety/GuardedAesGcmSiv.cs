@@ -86,7 +86,7 @@ public sealed class GuardedAesGcmSiv : GuardedAead
     }
 
     private GuardedAesGcmSiv(AesGcmSiv aead, ReadOnlySpan<byte> key, NonceGuardOptions? options)
-        : base(aead, Adapter.Name, key, options, NonceReusePolicy.Observe)
+        : base(GuardedCalls.Create(new Adapter(aead), aead), key, options, NonceReusePolicy.Observe)
     {
         _aead = aead;
     }
@@ -106,15 +106,13 @@ public sealed class GuardedAesGcmSiv : GuardedAead
     /// <summary>The tag size every call uses: always 16, as <see cref="AesGcmSiv.TagSizeInBytes"/>.</summary>
     public int? TagSizeInBytes => _aead.TagSizeInBytes;
 
-    private protected override void EncryptCore(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
-        => NonceGuard.Encrypt(new Adapter(_aead), History, Policy, nonce, plaintext, ciphertext, tag, associatedData);
-
-    private protected override void DecryptCore(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData)
-        => NonceGuard.Decrypt(new Adapter(_aead), History, Policy, CheckDecrypt, nonce, ciphertext, tag, plaintext, associatedData);
-
     private readonly struct Adapter(AesGcmSiv aead) : IGuardedAead
     {
         public static string Name => "AES-GCM-SIV";
+
+        public static int NonceSize => 12;
+
+        public static int MaxTagSize => 16;
 
         // AesGcmSiv is safe for concurrent calls: NonceGuard reserves and publishes around them.
         public static bool Concurrent => true;

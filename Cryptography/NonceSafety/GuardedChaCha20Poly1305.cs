@@ -33,8 +33,6 @@ namespace Cryptography;
 /// </example>
 public sealed class GuardedChaCha20Poly1305 : GuardedAead
 {
-    private readonly ChaCha20Poly1305 _aead;
-
     /// <summary>Creates a guarded ChaCha20-Poly1305.</summary>
     /// <param name="key">The 32-byte key.</param>
     /// <param name="options">The guard's options; <see langword="null"/> for <see cref="NonceGuardOptions.Default"/>.</param>
@@ -57,23 +55,20 @@ public sealed class GuardedChaCha20Poly1305 : GuardedAead
     }
 
     private GuardedChaCha20Poly1305(ChaCha20Poly1305 aead, ReadOnlySpan<byte> key, NonceGuardOptions? options)
-        : base(aead, Adapter.Name, key, options, NonceReusePolicy.Refuse)
+        : base(GuardedCalls.Create(new Adapter(aead), aead), key, options, NonceReusePolicy.Refuse)
     {
-        _aead = aead;
     }
 
     /// <summary>Whether ChaCha20-Poly1305 is available on this platform (<see cref="ChaCha20Poly1305.IsSupported"/>).</summary>
     public static bool IsSupported => ChaCha20Poly1305.IsSupported;
 
-    private protected override void EncryptCore(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
-        => NonceGuard.Encrypt(new Adapter(_aead), History, Policy, nonce, plaintext, ciphertext, tag, associatedData);
-
-    private protected override void DecryptCore(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData)
-        => NonceGuard.Decrypt(new Adapter(_aead), History, Policy, CheckDecrypt, nonce, ciphertext, tag, plaintext, associatedData);
-
     private readonly struct Adapter(ChaCha20Poly1305 aead) : IGuardedAead
     {
         public static string Name => "ChaCha20-Poly1305";
+
+        public static int NonceSize => 12;
+
+        public static int MaxTagSize => 16;
 
         // Not safe for concurrent calls: NonceGuard runs every call under the history's lock.
         public static bool Concurrent => false;

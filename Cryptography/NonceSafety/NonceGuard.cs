@@ -17,9 +17,11 @@
 // The caller's nonce (and, on a checked decryption, the received tag) is copied to the stack once,
 // first, and that copy is what both the history and the AEAD see: another thread changing the
 // caller's buffer mid-call must not make the history check one nonce while the AEAD uses another.
-// Nonces are 12 bytes: all three wrapped AEADs take only 96-bit nonces (AesGcm, ChaCha20Poly1305
-// and AesGcmSiv each have NonceByteSizes 12..12), and the history keys its entries by all 96 bits
-// (a ulong and a uint). A call with any other length is rejected before the history is touched.
+// Nonce and tag sizes are the adapter's (IGuardedAead.NonceSize, MaxTagSize). The history keys its
+// entries by all 96 bits of a nonce (a ulong and a uint), so an adapter's NonceSize must be
+// NonceHistory.NonceSize: all three wrapped AEADs take only 96-bit nonces (AesGcm, ChaCha20Poly1305
+// and AesGcmSiv each have NonceByteSizes 12..12), and GuardedCalls checks it once per adapter type.
+// A call with any other length is rejected before the history is touched.
 // The tag an encryption writes is read back from the caller's buffer to be recorded; a concurrent
 // change there can only record a wrong tag, which makes a later identical re-encryption look
 // different (refused), never a different message look identical.
@@ -37,6 +39,13 @@ namespace Cryptography.NonceSafety;
 internal interface IGuardedAead
 {
     static abstract string Name { get; }
+
+    /// <summary>The one nonce length the AEAD takes, in bytes; the history supports only
+    /// <see cref="NonceHistory.NonceSize"/>.</summary>
+    static virtual int NonceSize => NonceHistory.NonceSize;
+
+    /// <summary>The longest tag the AEAD takes, in bytes: the size of the guard's private tag copies.</summary>
+    static virtual int MaxTagSize => 16;
 
     /// <summary>
     /// Whether the AEAD may be called from many threads at once. .NET's AesGcm and
@@ -61,23 +70,17 @@ internal interface IGuardedAead
 
 internal static class NonceGuard
 {
-    public const int NonceSize = 12;
-
-    // The longest tag any wrapped AEAD takes (AES-GCM allows 12 to 16, the others 16).
-    private const int MaxTagSize = 16;
-
     [SkipLocalsInit]
     public static void Encrypt<TAead>(TAead aead, NonceHistory history, NonceReusePolicy policy, ReadOnlySpan<byte> callersNonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
         where TAead : struct, IGuardedAead
     {
-        // All three wrapped AEADs take 12-byte nonces only, and the history keeps nothing else.
-        if (callersNonce.Length != NonceSize)
+        if (callersNonce.Length != TAead.NonceSize)
         {
             throw new ArgumentException(Internal.Messages.InvalidNonceSize, "nonce");
         }
 
         // One read of the caller's buffer: the history checks exactly the nonce the AEAD uses.
-        Span<byte> nonce = stackalloc byte[NonceSize];
+        Span<byte> nonce = stackalloc byte[TAead.NonceSize];
         callersNonce.CopyTo(nonce);
 
         // Checked here because a repeat encrypts into a private buffer of the plaintext's length
@@ -148,17 +151,17 @@ internal static class NonceGuard
     {
         if (check)
         {
-            if (nonce.Length != NonceSize)
+            if (nonce.Length != TAead.NonceSize)
             {
                 throw new ArgumentException(Internal.Messages.InvalidNonceSize, nameof(nonce));
             }
 
             // One read of the caller's nonce and tag: the history records exactly what the AEAD
             // verified. A tag longer than any AEAD takes is passed on for the AEAD to reject.
-            Span<byte> nonceCopy = stackalloc byte[NonceSize];
-            Span<byte> tagCopy = stackalloc byte[MaxTagSize];
+            Span<byte> nonceCopy = stackalloc byte[TAead.NonceSize];
+            Span<byte> tagCopy = stackalloc byte[TAead.MaxTagSize];
             nonce.CopyTo(nonceCopy);
-            if (tag.Length <= MaxTagSize)
+            if (tag.Length <= TAead.MaxTagSize)
             {
                 tag.CopyTo(tagCopy);
                 DecryptLocking(aead, history, policy, check, nonceCopy, ciphertext, tagCopy[..tag.Length], plaintext, associatedData);
@@ -257,7 +260,7 @@ internal static class NonceGuard
         // of a size allocates; it is wiped before it goes back.
         byte[]? rented = plaintext.IsEmpty ? null : ArrayPool<byte>.Shared.Rent(plaintext.Length);
         Span<byte> privateCiphertext = rented is null ? [] : rented.AsSpan(0, plaintext.Length);
-        Span<byte> privateTag = stackalloc byte[tag.Length <= 16 ? tag.Length : 0];
+        Span<byte> privateTag = stackalloc byte[tag.Length <= TAead.MaxTagSize ? tag.Length : 0];
         if (privateTag.Length != tag.Length)
         {
             // A tag size the AEAD will reject anyway; let it say so.

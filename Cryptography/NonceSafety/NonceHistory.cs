@@ -146,6 +146,9 @@ internal sealed class NonceHistory
         }
     }
 
+    /// <summary>The nonce length the history keys its entries by: 96 bits, as a ulong (<see cref="NonceLow"/>) and a uint (<see cref="NonceHigh"/>).</summary>
+    public const int NonceSize = 12;
+
     public static ulong NonceLow(ReadOnlySpan<byte> nonce) => BinaryPrimitives.ReadUInt64LittleEndian(nonce);
 
     public static uint NonceHigh(ReadOnlySpan<byte> nonce) => BinaryPrimitives.ReadUInt32LittleEndian(nonce[8..]);

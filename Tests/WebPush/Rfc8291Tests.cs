@@ -70,9 +70,9 @@ public class Rfc8291Tests
             Assert.That(keyInfo, Is.EqualTo(V("keyInfo")), "key_info");
             Assert.That(ikm, Is.EqualTo(V("ikm")), "IKM");
             Assert.That(prk, Is.EqualTo(V("prk")), "PRK");
-            Assert.That(ContentCodingInfo.KeyInfo(ContentCoding.Aes128Gcm).ToArray(), Is.EqualTo(V("cekInfo")), "cek_info");
+            Assert.That(ContentCodingInfo.Of(ContentCoding.Aes128Gcm).KeyInfo.ToArray(), Is.EqualTo(V("cekInfo")), "cek_info");
             Assert.That(cek, Is.EqualTo(V("cek")), "CEK");
-            Assert.That(ContentCodingInfo.NonceInfo(ContentCoding.Aes128Gcm).ToArray(), Is.EqualTo(V("nonceInfo")), "nonce_info");
+            Assert.That(ContentCodingInfo.Of(ContentCoding.Aes128Gcm).NonceInfo.ToArray(), Is.EqualTo(V("nonceInfo")), "nonce_info");
             Assert.That(nonce, Is.EqualTo(V("nonce")), "NONCE");
         });
     }

@@ -1,50 +1,50 @@
-// A hidden 'bench' command: the library's in-memory throughput with the same stream classes the
-// file commands use, at a given coding and record size, for comparison with the file commands
-// (docs/tool.md). Encrypt: ContentEncryptingStream writing into Stream.Null, fed 1 MiB writes from
-// 64 MiB of plaintext in memory, cycled. Decrypt: ContentDecryptingStream reading a body held in memory (a 64 MiB body, decoded as
-// many times as it takes) into a 1 MiB buffer. No file, no pipe: what is left is the record layer,
-// on one thread. With --threads, it also measures the batch calls the tool uses (EncryptRecords /
-// DecryptRecords on that many threads, batches as the tool makes them), memory to memory.
+// The in-memory baseline of scripts/measure-tool.sh (moved here from the tool's former hidden 'bench'
+// command): the library's record layer with no file and no pipe, at one coding and record size, for
+// comparison with the tool's file commands (docs/tool.md). Not a BenchmarkDotNet benchmark: the script
+// needs one quick figure per repetition, in the same quiet window as the tool runs it is compared with.
+//
+//   dotnet run -c Release --project Benchmarks -- --stream-throughput [--coding gcmsiv|aes128gcm]
+//       [--record-size N] [--size BYTES] [--threads N]
+//
+// Encrypt: ContentEncryptingStream writing into Stream.Null, fed 1 MiB writes from 64 MiB of
+// plaintext in memory, cycled. Decrypt: ContentDecryptingStream reading a 64 MiB body held in memory,
+// decoded as many times as it takes, into a 1 MiB buffer. Both at the streams' default parallelism
+// and, with --threads, also the batch calls (EncryptRecords / DecryptRecords) on that many threads.
 
 using System;
-using System.CommandLine;
 using System.Diagnostics;
 using System.Globalization;
 using System.IO;
+using System.Linq;
 using System.Security.Cryptography;
+using Cryptography;
 
-namespace Cryptography.Tool;
+namespace Benchmarks;
 
-internal static class Bench
+internal static class StreamThroughput
 {
     private const int BodyContentLength = 64 << 20;
 
-    public static Command Command()
-    {
-        Option<string> coding = Cli.Coding();
-        var recordSize = new Option<int>("--record-size", "-r") { DefaultValueFactory = _ => ContentEncoding.DefaultRecordSize };
-        var size = new Option<long>("--size") { Description = "Bytes of content per measurement.", DefaultValueFactory = _ => 1L << 30 };
-        var threads = new Option<int>("--threads", "-t") { Description = "Also measure the batch calls on this many threads (0: do not)." };
-        var command = new Command("bench", "Measures the record layer's in-memory throughput (for docs/tool.md).")
-        {
-            coding,
-            recordSize,
-            size,
-            threads,
-        };
-        command.Hidden = true;
-        command.SetAction(result =>
-        {
-            ContentCoding parsed = Cli.ParseCoding(result.GetRequiredValue(coding));
-            Run(parsed, result.GetValue(recordSize), result.GetValue(size));
-            if (result.GetValue(threads) is > 0 and int count)
-            {
-                RunBatches(parsed, result.GetValue(recordSize), result.GetValue(size), count);
-            }
+    // Batches of about 1 MiB of records (at least one), as the streams make them.
+    private const int BatchBytes = 1 << 20;
 
-            return ExitCodes.Success;
-        });
-        return command;
+    public static int Run(string[] args)
+    {
+        string? Value(string name) => args.SkipWhile(arg => arg != name).Skip(1).FirstOrDefault();
+        string codingName = Value("--coding") ?? "gcmsiv";
+        ContentCoding coding = codingName.Equals("gcmsiv", StringComparison.OrdinalIgnoreCase)
+            ? ContentCoding.Aes256GcmSiv
+            : ContentEncoding.TryGetCoding(codingName, out ContentCoding named) ? named : throw new ArgumentException($"Unknown coding '{codingName}'.");
+        int recordSize = int.Parse(Value("--record-size") ?? "65536", CultureInfo.InvariantCulture);
+        long size = long.Parse(Value("--size") ?? (1L << 30).ToString(CultureInfo.InvariantCulture), CultureInfo.InvariantCulture);
+        int threads = int.Parse(Value("--threads") ?? "0", CultureInfo.InvariantCulture);
+        Run(coding, recordSize, size);
+        if (threads > 0)
+        {
+            RunBatches(coding, recordSize, size, threads);
+        }
+
+        return 0;
     }
 
     private static void Run(ContentCoding coding, int recordSize, long size)
@@ -98,7 +98,7 @@ internal static class Bench
     {
         byte[] key = RandomNumberGenerator.GetBytes(32);
         string name = ContentEncoding.GetName(coding);
-        int records = FileCommands.RecordsPerBatch(recordSize);
+        int records = Math.Max(1, BatchBytes / recordSize);
         using var encryptor = new ContentEncryptor(key, coding, recordSize);
         int batchData = records * encryptor.MaxRecordDataLength;
         byte[] plaintext = RandomNumberGenerator.GetBytes(Math.Max(1, BodyContentLength / batchData) * batchData);

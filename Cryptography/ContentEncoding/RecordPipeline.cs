@@ -1,0 +1,536 @@
+// Parallel sealing and opening for ContentEncryptingStream and ContentDecryptingStream once a body is
+// past its first batch (about 512 KiB). The caller's thread and one background stage overlap: to
+// encrypt, the caller fills input batches while the stage seals each on up to N threads (RecordBatch)
+// and writes it; to decrypt, the stage reads each batch of records, opens it on up to N threads and
+// closes the gaps the delimiters and tags leave, while the caller takes the plaintext of the batch
+// before. Batches travel through bounded System.Threading.Channels, so memory is a fixed handful of
+// batch buffers (pinned, wiped before they are let go: they hold plaintext).
+//
+// Why a stage of its own rather than parallel records alone: reading (or writing) a batch costs
+// about as much as sealing it on one core, so a caller that did both in turn would leave the second
+// core idle for half the time. Records above one batch stay on the streams' one-record path: a few
+// batch buffers of 16 MiB records would not fit the memory a stream may hold. The buffers come from
+// PinnedBuffers, so a server that makes such streams one after another does not allocate them anew.
+//
+// Security: a batch's plaintext reaches the caller only after every record in it verified; the
+// records of a batch before a failing record are handed out, then the failure. A record marked as
+// the last is held back until the source is known to end right after it. Errors of the stage reach
+// the caller at its next call; Dispose stops the stage and waits for it before wiping the buffers.
+
+using System;
+using System.Globalization;
+using System.IO;
+using System.Runtime.ExceptionServices;
+using System.Security.Cryptography;
+using System.Threading;
+using System.Threading.Channels;
+using System.Threading.Tasks;
+
+namespace Cryptography.Internal;
+
+internal static class RecordPipeline
+{
+    /// <summary>About how much data a batch covers: large enough that a batch splits well across
+    /// threads and each read or write moves many records, small beside a stream's memory.</summary>
+    public const int BatchBytes = 1 << 19;
+
+    /// <summary>Batches in flight: the caller's, up to <see cref="Depth"/> − 2 queued, and the stage's.</summary>
+    public const int Depth = 4;
+
+    /// <summary>Whether bodies of this record size use a pipeline once past their first batch.</summary>
+    public static bool Applies(int recordSize) => recordSize <= BatchBytes;
+
+    public static int RecordsPerBatch(int recordSize) => Math.Max(1, BatchBytes / recordSize);
+
+    /// <summary>The default degree of parallelism of the streams: every processor.</summary>
+    public static int DefaultParallelism => Math.Max(1, Environment.ProcessorCount);
+
+    public static T Wait<T>(ValueTask<T> task) => task.IsCompletedSuccessfully ? task.Result : task.AsTask().GetAwaiter().GetResult();
+
+    public static void Wait(ValueTask task)
+    {
+        if (!task.IsCompletedSuccessfully)
+        {
+            task.AsTask().GetAwaiter().GetResult();
+        }
+    }
+
+    public static BoundedChannelOptions Queue => new(Depth - 2) { SingleReader = true, SingleWriter = true, FullMode = BoundedChannelFullMode.Wait };
+
+    public static UnboundedChannelOptions Pool => new() { SingleReader = true, SingleWriter = true };
+}
+
+/// <summary>The encrypting side: input batches in, records out to the destination.</summary>
+internal sealed class SealingPipeline : IDisposable
+{
+    private readonly ContentEncryptor _encryptor;
+    private readonly Stream _destination;
+    private readonly int _threads;
+    private readonly bool _async;
+    private readonly Channel<(byte[] Data, int Count, bool IsLast)> _toSeal = Channel.CreateBounded<(byte[], int, bool)>(RecordPipeline.Queue);
+    private readonly Channel<byte[]> _free = Channel.CreateUnbounded<byte[]>(RecordPipeline.Pool);
+    private readonly byte[][] _inputs = new byte[RecordPipeline.Depth][];
+    private readonly byte[] _output;
+    private readonly CancellationTokenSource _stop = new();
+    private readonly Task _stage;
+    private ExceptionDispatchInfo? _error;
+
+    public SealingPipeline(ContentEncryptor encryptor, Stream destination, int threads, bool async)
+    {
+        _encryptor = encryptor;
+        _destination = destination;
+        _threads = threads;
+        _async = async;
+        int records = RecordPipeline.RecordsPerBatch(encryptor.RecordSize);
+        BatchLength = records * encryptor.MaxRecordDataLength;
+        for (int i = 0; i < _inputs.Length; i++)
+        {
+            _inputs[i] = PinnedBuffers.Rent(BatchLength);
+            _free.Writer.TryWrite(_inputs[i]);
+        }
+
+        _output = PinnedBuffers.Rent(records * encryptor.RecordSize);
+        _stage = Task.Run(SealAll);
+    }
+
+    /// <summary>The data length of a full batch: whole records' data.</summary>
+    public int BatchLength { get; }
+
+    /// <summary>A free input buffer of <see cref="BatchLength"/> bytes to fill; waits while all are in use.</summary>
+    public byte[] TakeBuffer()
+    {
+        try
+        {
+            return _free.Reader.TryRead(out byte[]? buffer) ? buffer : RecordPipeline.Wait(_free.Reader.ReadAsync());
+        }
+        catch (ChannelClosedException)
+        {
+            throw Failure();
+        }
+    }
+
+    /// <inheritdoc cref="TakeBuffer"/>
+    public async ValueTask<byte[]> TakeBufferAsync(CancellationToken cancellationToken)
+    {
+        try
+        {
+            return _free.Reader.TryRead(out byte[]? buffer) ? buffer : await _free.Reader.ReadAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (ChannelClosedException)
+        {
+            throw Failure();
+        }
+    }
+
+    /// <summary>Hands a filled buffer to the stage. Only the last batch (<paramref name="isLast"/>) may be
+    /// short; it ends with the last record.</summary>
+    public void Submit(byte[] data, int count, bool isLast)
+    {
+        try
+        {
+            if (!_toSeal.Writer.TryWrite((data, count, isLast)))
+            {
+                RecordPipeline.Wait(_toSeal.Writer.WriteAsync((data, count, isLast)));
+            }
+        }
+        catch (ChannelClosedException)
+        {
+            throw Failure();
+        }
+    }
+
+    /// <inheritdoc cref="Submit"/>
+    public async ValueTask SubmitAsync(byte[] data, int count, bool isLast, CancellationToken cancellationToken)
+    {
+        try
+        {
+            await _toSeal.Writer.WriteAsync((data, count, isLast), cancellationToken).ConfigureAwait(false);
+        }
+        catch (ChannelClosedException)
+        {
+            throw Failure();
+        }
+    }
+
+    /// <summary>After the last batch: waits until every record has been written; throws the stage's error.</summary>
+    public void Finish()
+    {
+        _toSeal.Writer.TryComplete();
+        _stage.GetAwaiter().GetResult();
+        _error?.Throw();
+    }
+
+    /// <inheritdoc cref="Finish"/>
+    public async ValueTask FinishAsync()
+    {
+        _toSeal.Writer.TryComplete();
+        await _stage.ConfigureAwait(false);
+        _error?.Throw();
+    }
+
+    /// <summary>Stops the stage (batches not yet written are dropped), waits for it, wipes every buffer.</summary>
+    public void Dispose()
+    {
+        _stop.Cancel();
+        _toSeal.Writer.TryComplete();
+        _stage.GetAwaiter().GetResult();   // SealAll never throws
+        foreach (byte[] input in _inputs)
+        {
+            PinnedBuffers.Return(input);   // wipes it
+        }
+
+        PinnedBuffers.Return(_output, holdsOnlyPublicData: true);
+        _stop.Dispose();
+    }
+
+    private Exception Failure()
+    {
+        _error?.Throw();
+        return new ObjectDisposedException(nameof(ContentEncryptingStream));
+    }
+
+    private async Task SealAll()
+    {
+        CancellationToken stop = _stop.Token;
+        int maxData = _encryptor.MaxRecordDataLength;
+        try
+        {
+            while (await _toSeal.Reader.WaitToReadAsync(stop).ConfigureAwait(false))
+            {
+                while (_toSeal.Reader.TryRead(out (byte[] Data, int Count, bool IsLast) batch))
+                {
+                    stop.ThrowIfCancellationRequested();
+
+                    // A full batch is followed by more data, so all its records are not the last; the last
+                    // batch seals every piece but its final one that way, then the final one as the last.
+                    int full = batch.IsLast ? Math.Max(0, batch.Count - 1) / maxData : batch.Count / maxData;
+                    int length = _encryptor.EncryptRecords(batch.Data.AsMemory(0, full * maxData), _output, _threads);
+                    if (batch.IsLast)
+                    {
+                        length += _encryptor.EncryptRecord(batch.Data.AsSpan(full * maxData, batch.Count - (full * maxData)), _output.AsSpan(length), isLastRecord: true);
+                    }
+
+                    _free.Writer.TryWrite(batch.Data);
+                    if (_async)
+                    {
+                        await _destination.WriteAsync(_output.AsMemory(0, length), stop).ConfigureAwait(false);
+                    }
+                    else
+                    {
+                        _destination.Write(_output, 0, length);
+                    }
+                }
+            }
+        }
+        catch (Exception exception)
+        {
+            if (!stop.IsCancellationRequested)
+            {
+                _error = ExceptionDispatchInfo.Capture(exception);
+            }
+
+            // Wake a caller waiting for a free buffer or for room in the queue: it finds the error.
+            _free.Writer.TryComplete();
+            _toSeal.Writer.TryComplete();
+        }
+    }
+}
+
+/// <summary>The decrypting side: records read from the source and opened, plaintext out to the caller.</summary>
+internal sealed class OpeningPipeline : IDisposable
+{
+    private readonly Stream _source;
+    private readonly ContentDecryptor _decryptor;
+    private readonly int _threads;
+    private readonly bool _async;
+    private readonly Channel<Item> _ready = Channel.CreateBounded<Item>(RecordPipeline.Queue);
+    private readonly Channel<Batch> _free = Channel.CreateUnbounded<Batch>(RecordPipeline.Pool);
+    private readonly Batch[] _batches = new Batch[RecordPipeline.Depth];
+    private readonly CancellationTokenSource _stop = new();
+    private Task _stage;
+
+    // A batch the stage was working on when the source threw: a restart resumes it.
+    private Batch? _resume;
+
+    public OpeningPipeline(Stream source, ContentDecryptor decryptor, int threads, bool async)
+    {
+        _source = source;
+        _decryptor = decryptor;
+        _threads = threads;
+        _async = async;
+        int recordSize = decryptor.Header.RecordSize;
+        int records = RecordPipeline.RecordsPerBatch(recordSize);
+        for (int i = 0; i < _batches.Length; i++)
+        {
+            _batches[i] = new Batch(records * recordSize, records * (recordSize - ContentEncoding.TagSize), records);
+            _free.Writer.TryWrite(_batches[i]);
+        }
+
+        _stage = Task.Run(OpenAll);
+    }
+
+    /// <summary>The next batch of verified plaintext, the end of the body (null, null), or a failure.
+    /// After a failure from the source, call <see cref="Restart"/> before asking again.</summary>
+    public Item Next() => _ready.Reader.TryRead(out Item item) ? item : RecordPipeline.Wait(_ready.Reader.ReadAsync());
+
+    /// <inheritdoc cref="Next"/>
+    public ValueTask<Item> NextAsync(CancellationToken cancellationToken) => _ready.Reader.ReadAsync(cancellationToken);
+
+    /// <summary>Gives a batch the caller has taken all data from back to the stage.</summary>
+    public void Return(Batch batch)
+    {
+        batch.Reset();
+        _free.Writer.TryWrite(batch);
+    }
+
+    /// <summary>Starts the stage again after it stopped on an error from the source: it goes on reading
+    /// where the source left off, with the data of the batch it was reading kept.</summary>
+    public void Restart() => _stage = Task.Run(OpenAll);
+
+    public void Dispose()
+    {
+        _stop.Cancel();
+        _free.Writer.TryComplete();
+        _ready.Writer.TryComplete();
+
+        // The stage may be blocked in a read from the source (a pipe that does not end), which no
+        // token interrupts; the caller disposes the source after this, which ends that read. Then
+        // the stage's end wipes the buffers, as this does at once when the stage has stopped.
+        bool stopped;
+        try
+        {
+            stopped = _stage.Wait(TimeSpan.FromSeconds(1));
+        }
+        catch (AggregateException)
+        {
+            stopped = true;
+        }
+
+        if (!stopped)
+        {
+            _stage.ContinueWith(_ => WipeAll(), CancellationToken.None, TaskContinuationOptions.None, TaskScheduler.Default);
+            return;
+        }
+
+        WipeAll();
+    }
+
+    private void WipeAll()
+    {
+        foreach (Batch batch in _batches)
+        {
+            batch.Release();
+        }
+    }
+
+    private async Task OpenAll()
+    {
+        CancellationToken stop = _stop.Token;
+        int recordSize = _decryptor.Header.RecordSize;
+        Batch? batch = _resume;
+        _resume = null;
+        try
+        {
+            while (true)
+            {
+                batch ??= await _free.Reader.ReadAsync(stop).ConfigureAwait(false);
+
+                // Read a whole batch, or up to the end of the source. Every byte is counted as it arrives
+                // (batch.Received), so a source that throws loses nothing and a restart resumes.
+                while (!batch.Ended && batch.Received < batch.RecordsLength)
+                {
+                    Memory<byte> space = batch.Records.AsMemory(batch.Received, batch.RecordsLength - batch.Received);
+                    int read = _async ? await _source.ReadAsync(space, stop).ConfigureAwait(false) : _source.Read(space.Span);
+                    batch.Received += read;
+                    batch.Ended = read == 0;
+                }
+
+                stop.ThrowIfCancellationRequested();
+                if (!batch.Opened)
+                {
+                    ContentEncodingException? failure = Open(batch, recordSize);
+                    batch.Opened = true;
+                    if (failure is not null)
+                    {
+                        await PostAsync(new Item(batch, null), stop).ConfigureAwait(false);
+                        await PostAsync(new Item(null, ExceptionDispatchInfo.Capture(failure)), stop).ConfigureAwait(false);
+                        return;
+                    }
+                }
+
+                if (_decryptor.IsComplete && !batch.Ended)
+                {
+                    // The batch ends with the record marked as the last: the source must end here.
+                    byte[] probe = new byte[1];
+                    int after = _async ? await _source.ReadAsync(probe, stop).ConfigureAwait(false) : _source.Read(probe);
+                    if (after != 0)
+                    {
+                        long index = _decryptor.RecordCount - 1;
+                        batch.DataLength -= batch.HeldBack;
+                        await PostAsync(new Item(batch, null), stop).ConfigureAwait(false);
+                        var failure = new ContentEncodingCorruptedException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.RecordAfterLast, index), index);
+                        await PostAsync(new Item(null, ExceptionDispatchInfo.Capture(failure)), stop).ConfigureAwait(false);
+                        return;
+                    }
+
+                    batch.HeldBack = 0;
+                    batch.Ended = true;
+                }
+
+                bool ended = batch.Ended;
+                await PostAsync(new Item(batch, null), stop).ConfigureAwait(false);
+                batch = null;
+                if (ended)
+                {
+                    await PostAsync(new Item(null, null), stop).ConfigureAwait(false);
+                    return;
+                }
+            }
+        }
+        catch (Exception exception) when (!stop.IsCancellationRequested)
+        {
+            // From the source (the record checks report their failures as items): keep the batch so
+            // that a restart resumes it, and let the caller see the error after the data before it.
+            _resume = batch;
+            await PostAsync(new Item(null, ExceptionDispatchInfo.Capture(exception)), CancellationToken.None).ConfigureAwait(false);
+        }
+        catch (Exception)
+        {
+            // Disposed: the caller has gone.
+            batch?.Wipe();
+        }
+    }
+
+    private ValueTask PostAsync(Item item, CancellationToken stop) => _ready.Writer.WriteAsync(item, stop);
+
+    // Opens the records the batch holds and closes the gaps between their data. Returns the failure,
+    // if a record fails; the data of the records before it stays in the batch, ready to be handed out.
+    private ContentEncodingException? Open(Batch batch, int recordSize)
+    {
+        int stride = recordSize - ContentEncoding.TagSize;
+        int count = batch.Received / recordSize;
+        int rest = batch.Received - (count * recordSize);
+        long first = _decryptor.RecordCount;
+        bool compacted = false;
+        try
+        {
+            _decryptor.DecryptRecords(batch.Records.AsMemory(0, count * recordSize), batch.Plaintext, batch.Lengths, _threads);
+            batch.DataLength = Compact(batch, count, stride);
+            compacted = true;
+            if (rest > 0)
+            {
+                // A short piece ends the source: the final record, which must be marked as the last.
+                batch.DataLength += _decryptor.DecryptRecord(batch.Records.AsSpan(count * recordSize, rest), batch.Plaintext.AsSpan(batch.DataLength), out _);
+            }
+            else if (batch.Ended)
+            {
+                _decryptor.Complete();
+            }
+            else if (_decryptor.IsComplete && count > 0)
+            {
+                batch.HeldBack = batch.Lengths[count - 1];
+            }
+
+            return null;
+        }
+        catch (ContentEncodingException exception)
+        {
+            // Release the records that verified before the failure, except one marked as the last.
+            int verified = (int)Math.Min(count, _decryptor.RecordCount - first);
+            int released = _decryptor.IsComplete && verified > 0 ? verified - 1 : verified;
+            if (compacted)
+            {
+                int length = 0;
+                for (int i = 0; i < released; i++)
+                {
+                    length += batch.Lengths[i];
+                }
+
+                batch.DataLength = length;
+            }
+            else
+            {
+                batch.DataLength = Compact(batch, released, stride);
+            }
+
+            CryptographicOperations.ZeroMemory(batch.Plaintext.AsSpan(batch.DataLength));
+            return exception;
+        }
+    }
+
+    private static int Compact(Batch batch, int count, int stride)
+    {
+        int end = 0;
+        for (int i = 0; i < count; i++)
+        {
+            int length = batch.Lengths[i];
+            if (i * stride != end)
+            {
+                batch.Plaintext.AsSpan(i * stride, length).CopyTo(batch.Plaintext.AsSpan(end));
+            }
+
+            end += length;
+        }
+
+        return end;
+    }
+
+    /// <summary>What the stage hands the caller: a batch of plaintext, a failure, or (both null) the end.</summary>
+    internal readonly record struct Item(Batch? Batch, ExceptionDispatchInfo? Error);
+
+    internal sealed class Batch(int recordsLength, int plaintextLength, int records)
+    {
+        // The pool may hand out larger arrays: RecordsLength is the batch's size.
+        public byte[] Records { get; } = PinnedBuffers.Rent(recordsLength);
+
+        public int RecordsLength => recordsLength;
+
+        public byte[] Plaintext { get; } = PinnedBuffers.Rent(plaintextLength);
+
+        public int[] Lengths { get; } = new int[records];
+
+        public int Received { get; set; }
+
+        public bool Ended { get; set; }
+
+        public bool Opened { get; set; }
+
+        /// <summary>The data of a record marked as the last at the batch's end, until the source is known to end.</summary>
+        public int HeldBack { get; set; }
+
+        /// <summary>Verified plaintext, from the start of <see cref="Plaintext"/>.</summary>
+        public int DataLength { get; set; }
+
+        /// <summary>How much of the data the caller has taken.</summary>
+        public int Taken { get; set; }
+
+        public void Reset()
+        {
+            CryptographicOperations.ZeroMemory(Plaintext.AsSpan(0, DataLength));
+            Received = 0;
+            Ended = false;
+            Opened = false;
+            HeldBack = 0;
+            DataLength = 0;
+            Taken = 0;
+        }
+
+        public void Wipe()
+        {
+            CryptographicOperations.ZeroMemory(Plaintext);
+            Reset();
+        }
+
+        /// <summary>Gives the buffers back, wiped; once, when the pipeline is done with the batch.</summary>
+        public void Release()
+        {
+            if (Interlocked.Exchange(ref _released, 1) == 0)
+            {
+                PinnedBuffers.Return(Plaintext);
+                PinnedBuffers.Return(Records, holdsOnlyPublicData: true);
+            }
+        }
+
+        private int _released;
+    }
+}

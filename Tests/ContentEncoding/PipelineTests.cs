@@ -1,0 +1,354 @@
+// The streams' record pipeline (RecordPipeline.cs): bodies past the first 512 KiB are sealed and
+// opened in batches by a background stage. The same promises as the one-record path: round trips
+// at every batch alignment, sync and async, any parallelism; a failing record releases exactly the
+// records before it; a full-size last record followed by data is never released; truncation is
+// reported after the data before it; a source fault loses nothing; a destination fault surfaces;
+// Abort leaves a body every decoder rejects.
+
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using Cryptography;
+using NUnit.Framework;
+
+namespace Tests.ContentEncodingTests;
+
+[TestFixture]
+public class PipelineTests
+{
+    private static readonly byte[] Ikm = Enumerable.Range(3, 32).Select(i => (byte)(i * 5)).ToArray();
+
+    private static byte[] Content(int length, int seed)
+    {
+        var random = new Random(seed);
+        byte[] content = new byte[length];
+        random.NextBytes(content);
+        return content;
+    }
+
+    private static byte[] Seal(byte[] content, ContentCoding coding, int recordSize, int threads, bool isAsync, int writeSize)
+    {
+        var output = new MemoryStream();
+        using (var encrypting = new ContentEncryptingStream(output, Ikm, coding, recordSize, leaveOpen: true) { MaxDegreeOfParallelism = threads })
+        {
+            for (int offset = 0; offset < content.Length; offset += writeSize)
+            {
+                int count = Math.Min(writeSize, content.Length - offset);
+                if (isAsync)
+                {
+                    encrypting.WriteAsync(content, offset, count).GetAwaiter().GetResult();
+                }
+                else
+                {
+                    encrypting.Write(content, offset, count);
+                }
+            }
+
+            if (isAsync)
+            {
+                encrypting.FlushFinalBlockAsync().AsTask().GetAwaiter().GetResult();
+            }
+        }
+
+        return output.ToArray();
+    }
+
+    // Reads everything, keeping what arrived before an exception; returns the exception, if any.
+    private static Exception? Open(Stream source, ContentCoding coding, int threads, bool isAsync, int readSize, List<byte> received)
+    {
+        using var decrypting = new ContentDecryptingStream(source, Ikm, coding) { MaxDegreeOfParallelism = threads };
+        byte[] buffer = new byte[readSize];
+        try
+        {
+            int read;
+            while ((read = isAsync ? decrypting.ReadAsync(buffer).AsTask().GetAwaiter().GetResult() : decrypting.Read(buffer)) > 0)
+            {
+                received.AddRange(buffer.AsSpan(0, read).ToArray());
+            }
+
+            return null;
+        }
+        catch (Exception exception)
+        {
+            // A failure of the body stays: the next read throws it again.
+            if (exception is ContentEncodingException)
+            {
+                Assert.That(() => decrypting.Read(buffer), Throws.InstanceOf(exception.GetType()));
+            }
+
+            return exception;
+        }
+    }
+
+    public static IEnumerable<TestCaseData> RoundTripCases()
+    {
+        foreach (ContentCoding coding in Enum.GetValues<ContentCoding>())
+        {
+            foreach (int recordSize in new[] { 1000, 65536, 1 << 19, (1 << 19) + 1 })
+            {
+                int data = recordSize - 17;
+                foreach (int length in new[] { (1 << 19) - 1, 1 << 20, (3 << 20) + 7, 12 * data, 13 * data + 1 })
+                {
+                    if (length > 8 << 20)
+                    {
+                        continue;
+                    }
+
+                    foreach (bool isAsync in new[] { false, true })
+                    {
+                        yield return new TestCaseData(coding, recordSize, length, isAsync ? 2 : 1, isAsync)
+                            .SetArgDisplayNames(coding.ToString(), $"rs={recordSize}", $"len={length}", isAsync ? "async" : "sync");
+                    }
+                }
+            }
+        }
+    }
+
+    [TestCaseSource(nameof(RoundTripCases))]
+    public void RoundTripsAtEveryAlignment(ContentCoding coding, int recordSize, int length, int threads, bool isAsync)
+    {
+        byte[] content = Content(length, length);
+        byte[] body = Seal(content, coding, recordSize, threads, isAsync, writeSize: 100_000);
+        Assert.That(body, Has.Length.EqualTo(ContentEncoding.GetEncryptedLength(length, recordSize)));
+        Assert.That(ContentEncoding.Decrypt(body, Ikm, coding), Is.EqualTo(content), "the one-shot decoder reads the stream's body");
+
+        var received = new List<byte>();
+        Assert.That(Open(new MemoryStream(body), coding, threads, isAsync, readSize: 77_777, received), Is.Null);
+        Assert.That(received.ToArray(), Is.EqualTo(content));
+
+        var copied = new MemoryStream();
+        using (var decrypting = new ContentDecryptingStream(new MemoryStream(body), Ikm, coding))
+        {
+            decrypting.CopyTo(copied);
+        }
+
+        Assert.That(copied.ToArray(), Is.EqualTo(content), "CopyTo");
+    }
+
+    /// <summary>A bad record anywhere in the body (early records go one at a time, later ones in
+    /// batches): exactly the records before it come out, then the failure, naming it.</summary>
+    [Test]
+    public void ACorruptedRecordReleasesExactlyTheRecordsBeforeIt([Values(0, 5, 8, 9, 17, 30, 47)] int bad, [Values(false, true)] bool isAsync)
+    {
+        const int RecordSize = 65536;
+        const int Data = RecordSize - 17;
+        byte[] content = Content(48 * Data, bad);
+        byte[] body = ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, RecordSize);
+        int header = ContentEncodingHeader.FixedLength;
+        body[header + (bad * RecordSize) + 100] ^= 1;
+
+        var received = new List<byte>();
+        Exception? failure = Open(new MemoryStream(body), ContentCoding.Aes256GcmSiv, 2, isAsync, 100_000, received);
+        Assert.That(failure, Is.InstanceOf<ContentEncodingCorruptedException>());
+        Assert.That(((ContentEncodingException)failure!).RecordIndex, Is.EqualTo(bad));
+        Assert.That(received.ToArray(), Is.EqualTo(content[..(bad * Data)]));
+    }
+
+    /// <summary>A full-size last record followed by data, at every alignment with the batches: that
+    /// record's data never comes out.</summary>
+    [Test]
+    public void DataAfterAFullSizeLastRecordIsNeverReleased([Range(16, 26)] int records, [Values(false, true)] bool isAsync)
+    {
+        const int RecordSize = 65536;
+        const int Data = RecordSize - 17;
+        byte[] content = Content(records * Data, records);
+        byte[] body = [.. ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes128Gcm, RecordSize), 0x2a];
+
+        var received = new List<byte>();
+        Exception? failure = Open(new MemoryStream(body), ContentCoding.Aes128Gcm, 2, isAsync, 1 << 20, received);
+        Assert.That(failure, Is.InstanceOf<ContentEncodingCorruptedException>());
+        Assert.That(((ContentEncodingException)failure!).RecordIndex, Is.EqualTo(records - 1));
+        Assert.That(received.ToArray(), Is.EqualTo(content[..((records - 1) * Data)]));
+    }
+
+    /// <summary>A body cut at a record boundary, at every alignment: all data before the cut, then truncation.</summary>
+    [Test]
+    public void ABodyCutAtARecordBoundaryIsTruncated([Range(16, 26)] int kept, [Values(false, true)] bool isAsync)
+    {
+        const int RecordSize = 65536;
+        const int Data = RecordSize - 17;
+        byte[] content = Content(30 * Data, kept);
+        byte[] body = ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, RecordSize);
+        body = body[..(ContentEncodingHeader.FixedLength + (kept * RecordSize))];
+
+        var received = new List<byte>();
+        Exception? failure = Open(new MemoryStream(body), ContentCoding.Aes256GcmSiv, 2, isAsync, 50_000, received);
+        Assert.That(failure, Is.InstanceOf<ContentEncodingTruncatedException>());
+        Assert.That(received.ToArray(), Is.EqualTo(content[..(kept * Data)]));
+    }
+
+    /// <summary>The source throws once, at any of its reads; the caller retries and gets everything.</summary>
+    [Test]
+    public void ASourceFaultInTheBackgroundLosesNothing([Values(3, 10, 20, 33, 40, 41)] int failAt, [Values(false, true)] bool isAsync)
+    {
+        const int RecordSize = 4096;
+        byte[] content = Content(3 << 20, failAt);
+        byte[] body = ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes128Gcm, RecordSize);
+        var source = new FlakySource(body, chunk: 100_000, failAt);
+        using var decrypting = new ContentDecryptingStream(source, Ikm, ContentCoding.Aes128Gcm);
+        var received = new List<byte>();
+        byte[] buffer = new byte[65536];
+        int faults = 0;
+        while (true)
+        {
+            int read;
+            try
+            {
+                read = isAsync ? decrypting.ReadAsync(buffer).AsTask().GetAwaiter().GetResult() : decrypting.Read(buffer);
+            }
+            catch (IOException)
+            {
+                faults++;
+                continue;
+            }
+
+            if (read == 0)
+            {
+                break;
+            }
+
+            received.AddRange(buffer.AsSpan(0, read).ToArray());
+        }
+
+        Assert.That(faults, Is.EqualTo(failAt < source.Reads ? 1 : 0));
+        Assert.That(received.ToArray(), Is.EqualTo(content));
+    }
+
+    /// <summary>A destination that fails while the background stage writes: the error reaches the caller.</summary>
+    [Test]
+    public void ADestinationFaultSurfaces([Values(false, true)] bool isAsync)
+    {
+        var destination = new FailingDestination(failAfter: 2 << 20);
+        var encrypting = new ContentEncryptingStream(destination, Ikm, ContentCoding.Aes256GcmSiv, 4096);
+        byte[] chunk = Content(1 << 16, 1);
+        Assert.That(() =>
+        {
+            for (int i = 0; i < 256; i++)
+            {
+                if (isAsync)
+                {
+                    encrypting.WriteAsync(chunk).AsTask().GetAwaiter().GetResult();
+                }
+                else
+                {
+                    encrypting.Write(chunk);
+                }
+            }
+
+            encrypting.FlushFinalBlock();
+        }, Throws.InstanceOf<IOException>().With.Message.EqualTo("disk full"));
+        encrypting.Abort();
+    }
+
+    /// <summary>Abort in the middle of a large body: no last record, so the body is rejected as truncated.</summary>
+    [Test]
+    public void AbortLeavesATruncatedBody()
+    {
+        var output = new MemoryStream();
+        var encrypting = new ContentEncryptingStream(output, Ikm, ContentCoding.Aes128Gcm, 4096, leaveOpen: true);
+        byte[] content = Content(3 << 20, 2);
+        encrypting.Write(content);
+        encrypting.Abort();
+        Assert.That(() => ContentEncoding.Decrypt(output.ToArray(), Ikm, ContentCoding.Aes128Gcm), Throws.InstanceOf<ContentEncodingTruncatedException>());
+    }
+
+    /// <summary>Cancelled reads in the pipelined part lose nothing.</summary>
+    [Test]
+    public async Task ACancelledReadLosesNothing()
+    {
+        byte[] content = Content(3 << 20, 3);
+        byte[] body = ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes128Gcm, 4096);
+        using var decrypting = new ContentDecryptingStream(new MemoryStream(body), Ikm, ContentCoding.Aes128Gcm);
+        var received = new List<byte>();
+        byte[] buffer = new byte[100_000];
+        using var cancelled = new CancellationTokenSource();
+        await cancelled.CancelAsync();
+        int read;
+        while ((read = await decrypting.ReadAsync(buffer)) > 0)
+        {
+            received.AddRange(buffer.AsSpan(0, read).ToArray());
+            if (received.Count > 1 << 20)
+            {
+                // A cancelled read either throws or returns data it already had; nothing is lost.
+                try
+                {
+                    read = await decrypting.ReadAsync(buffer, cancelled.Token);
+                    received.AddRange(buffer.AsSpan(0, read).ToArray());
+                }
+                catch (OperationCanceledException)
+                {
+                }
+            }
+        }
+
+        Assert.That(received.ToArray(), Is.EqualTo(content));
+    }
+
+    private sealed class FlakySource(byte[] data, int chunk, int failAt) : Stream
+    {
+        private int _position;
+
+        public int Reads { get; private set; }
+
+        public override bool CanRead => true;
+
+        public override bool CanSeek => false;
+
+        public override bool CanWrite => false;
+
+        public override long Length => throw new NotSupportedException();
+
+        public override long Position { get => throw new NotSupportedException(); set => throw new NotSupportedException(); }
+
+        public override int Read(Span<byte> buffer)
+        {
+            if (Reads++ == failAt)
+            {
+                throw new IOException("transient");
+            }
+
+            int count = Math.Min(Math.Min(buffer.Length, chunk), data.Length - _position);
+            data.AsSpan(_position, count).CopyTo(buffer);
+            _position += count;
+            return count;
+        }
+
+        public override int Read(byte[] buffer, int offset, int count) => Read(buffer.AsSpan(offset, count));
+
+        public override ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default) => ValueTask.FromResult(Read(buffer.Span));
+
+        public override void Flush()
+        {
+        }
+
+        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+
+        public override void SetLength(long value) => throw new NotSupportedException();
+
+        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+    }
+
+    private sealed class FailingDestination(long failAfter) : MemoryStream
+    {
+        public override void Write(ReadOnlySpan<byte> buffer) => Write(buffer.ToArray(), 0, buffer.Length);
+
+        public override void Write(byte[] buffer, int offset, int count)
+        {
+            if (Length + count > failAfter)
+            {
+                throw new IOException("disk full");
+            }
+
+            base.Write(buffer, offset, count);
+        }
+
+        public override ValueTask WriteAsync(ReadOnlyMemory<byte> buffer, CancellationToken cancellationToken = default)
+        {
+            Write(buffer.Span);
+            return ValueTask.CompletedTask;
+        }
+    }
+}
