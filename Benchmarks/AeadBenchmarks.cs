@@ -28,13 +28,12 @@ public abstract class AeadBenchmarks
     private protected AesGcmPeer AesGcmPeer { get; private set; } = null!;
     private protected ChaCha20Poly1305Peer ChaCha20Poly1305Peer { get; private set; } = null!;
     private protected LibsodiumPeer LibsodiumPeer { get; private set; } = null!;
+    private protected BoringSslPeer BoringSslPeer { get; private set; } = null!;
     private protected AesGcmSivPeer AesNiVpclmulqdqPeer { get; private set; } = null!;
     private protected AesGcmSivPeer AesNiPclmulqdqPeer { get; private set; } = null!;
     private protected AesGcmSivPeer Arm64Peer { get; private set; } = null!;
     private protected AesGcmSivPeer PortablePeer { get; private set; } = null!;
-#if BOUNCYCASTLE
     private protected BouncyCastlePeer BouncyCastlePeer { get; private set; } = null!;
-#endif
 
     // Setup runs once per case (each case is its own process), so it prepares every peer the case
     // could use; a case's method touches only its own.
@@ -55,13 +54,16 @@ public abstract class AeadBenchmarks
             LibsodiumPeer = Prepared(new LibsodiumPeer(key), input);
         }
 
+        if (Requirements.Holds(Requirement.BoringSsl))
+        {
+            BoringSslPeer = Prepared(new BoringSslPeer(key), input);
+        }
+
         AesNiVpclmulqdqPeer = SivPeer(Requirement.BackendAesNiVpclmulqdq, AesGcmSivBackend.AesNiVpclmulqdq, key, input);
         AesNiPclmulqdqPeer = SivPeer(Requirement.BackendAesNiPclmulqdq, AesGcmSivBackend.AesNiPclmulqdq, key, input);
         Arm64Peer = SivPeer(Requirement.BackendArm64, AesGcmSivBackend.Arm64, key, input);
         PortablePeer = SivPeer(Requirement.BackendPortable, AesGcmSivBackend.Portable, key, input);
-#if BOUNCYCASTLE
         BouncyCastlePeer = Prepared(new BouncyCastlePeer(key), input);
-#endif
     }
 
     [GlobalCleanup]
@@ -70,13 +72,12 @@ public abstract class AeadBenchmarks
         AesGcmPeer?.Dispose();
         ChaCha20Poly1305Peer?.Dispose();
         LibsodiumPeer?.Dispose();
+        BoringSslPeer?.Dispose();
         AesNiVpclmulqdqPeer?.Dispose();
         AesNiPclmulqdqPeer?.Dispose();
         Arm64Peer?.Dispose();
         PortablePeer?.Dispose();
-#if BOUNCYCASTLE
         BouncyCastlePeer?.Dispose();
-#endif
     }
 
     private static T Prepared<T>(T peer, byte[] input)

@@ -17,11 +17,12 @@ public class AuthenticateBenchmarks : AeadBenchmarks
 
     [Benchmark, Requires(Requirement.Libsodium)]
     public void Libsodium() => LibsodiumPeer.Authenticate();
-#if BOUNCYCASTLE
+
+    [Benchmark, Requires(Requirement.BoringSsl)]
+    public void BoringSsl() => BoringSslPeer.Authenticate();
 
     [Benchmark]
     public void BouncyCastle() => BouncyCastlePeer.Authenticate();
-#endif
 
     [Benchmark, Requires(Requirement.BackendAesNiVpclmulqdq)]
     public void AesGcmSiv_AesNiVpclmulqdq() => AesNiVpclmulqdqPeer.Authenticate();

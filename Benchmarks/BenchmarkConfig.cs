@@ -15,6 +15,7 @@
 // like apply on top of them. BenchmarkDotNet ignores --job when the config has a default job, so
 // Program builds the config without one when --job is given: --job Dry then runs the Dry job alone.
 
+using System;
 using System.Collections.Generic;
 using System.Globalization;
 using System.Linq;
@@ -72,9 +73,12 @@ internal static class BenchmarkConfig
             config.AddJob(job);
         }
 
+        // BenchmarkDotNet builds a project per run; its default limit of 2 minutes is too short on a
+        // busy 2-core machine.
         return config
+            .WithBuildTimeout(TimeSpan.FromMinutes(10))
             .AddColumnProvider(DefaultColumnProviders.Instance)
-            .AddColumn(new ThroughputColumn())
+            .AddColumn(new ThroughputColumn(), new RatioToBoringSslColumn())
             .AddLogger(ConsoleLogger.Default)
             .AddDiagnoser(MemoryDiagnoser.Default)
             .AddAnalyser(DefaultConfig.Instance.GetAnalysers().ToArray())
@@ -125,6 +129,50 @@ internal sealed class ThroughputColumn : IColumn
         double? meanNanoseconds = summary[benchmarkCase]?.ResultStatistics?.Mean;
         return Requirements.Parameter(benchmarkCase, "Size") is int size && meanNanoseconds > 0
             ? (size / meanNanoseconds.Value).ToString("F3", CultureInfo.InvariantCulture)
+            : "NA";
+    }
+
+    public bool IsAvailable(Summary summary) => true;
+
+    public bool IsDefault(Summary summary, BenchmarkCase benchmarkCase) => false;
+}
+
+/// <summary>
+/// The row's mean time over BoringSSL's AES-GCM-SIV mean time in the same class at the same Size and
+/// KeySize, from the same run: below 1 is faster than BoringSSL's assembly. NA where BoringSSL has no row.
+/// </summary>
+internal sealed class RatioToBoringSslColumn : IColumn
+{
+    public string Id => nameof(RatioToBoringSslColumn);
+
+    public string ColumnName => "vs BoringSSL";
+
+    public bool AlwaysShow => true;
+
+    public ColumnCategory Category => ColumnCategory.Custom;
+
+    public int PriorityInCategory => 1;
+
+    public bool IsNumeric => true;
+
+    public UnitType UnitType => UnitType.Dimensionless;
+
+    public string Legend => "Mean time over BoringSSL AES-GCM-SIV's mean time at the same Size and KeySize, same run";
+
+    public string GetValue(Summary summary, BenchmarkCase benchmarkCase) =>
+        GetValue(summary, benchmarkCase, summary.Style);
+
+    public string GetValue(Summary summary, BenchmarkCase benchmarkCase, SummaryStyle style)
+    {
+        double? mean = summary[benchmarkCase]?.ResultStatistics?.Mean;
+        BenchmarkCase? boring = summary.BenchmarksCases.FirstOrDefault(other =>
+            other.Descriptor.Type == benchmarkCase.Descriptor.Type
+            && other.Descriptor.WorkloadMethod.Name == nameof(EncryptBenchmarks.BoringSsl)
+            && Requirements.Parameter(other, "Size") == Requirements.Parameter(benchmarkCase, "Size")
+            && Requirements.Parameter(other, "KeySize") == Requirements.Parameter(benchmarkCase, "KeySize"));
+        double? boringMean = boring is null ? null : summary[boring]?.ResultStatistics?.Mean;
+        return mean > 0 && boringMean > 0
+            ? (mean.Value / boringMean.Value).ToString("F2", CultureInfo.InvariantCulture)
             : "NA";
     }
 

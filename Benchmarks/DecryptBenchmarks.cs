@@ -16,11 +16,12 @@ public class DecryptBenchmarks : AeadBenchmarks
 
     [Benchmark, Requires(Requirement.Libsodium)]
     public void Libsodium() => LibsodiumPeer.Decrypt();
-#if BOUNCYCASTLE
+
+    [Benchmark, Requires(Requirement.BoringSsl)]
+    public void BoringSsl() => BoringSslPeer.Decrypt();
 
     [Benchmark]
     public void BouncyCastle() => BouncyCastlePeer.Decrypt();
-#endif
 
     [Benchmark, Requires(Requirement.BackendAesNiVpclmulqdq)]
     public void AesGcmSiv_AesNiVpclmulqdq() => AesNiVpclmulqdqPeer.Decrypt();

@@ -16,11 +16,12 @@ public class EncryptBenchmarks : AeadBenchmarks
 
     [Benchmark, Requires(Requirement.Libsodium)]
     public void Libsodium() => LibsodiumPeer.Encrypt();
-#if BOUNCYCASTLE
+
+    [Benchmark, Requires(Requirement.BoringSsl)]
+    public void BoringSsl() => BoringSslPeer.Encrypt();
 
     [Benchmark]
     public void BouncyCastle() => BouncyCastlePeer.Encrypt();
-#endif
 
     [Benchmark, Requires(Requirement.BackendAesNiVpclmulqdq)]
     public void AesGcmSiv_AesNiVpclmulqdq() => AesNiVpclmulqdqPeer.Encrypt();

@@ -1,12 +1,12 @@
-// The few libsodium functions the libsodium AES-256-GCM peer calls, declared here rather than
-// through a wrapper package so that the peer pays for the native call and nothing else (no
-// per-call allocations): the key is expanded once into a precomputed crypto_aead_aes256gcm_state
-// (beforenm) and every call uses the *_detached_afternm functions on it.
+// The few libsodium functions the libsodium AES-256-GCM peer calls. The native library is the one
+// the `libsodium` NuGet package (1.0.22, a dependency of Sodium.Core) ships under runtimes/; it is
+// called directly rather than through Sodium.Core's SecretAeadAes, which allocates its output on every
+// call, so that the peer pays for the native call and nothing else: the key is expanded once into a
+// precomputed crypto_aead_aes256gcm_state (beforenm) and every call uses the *_detached_afternm
+// functions on it. No system copy is looked for: Debian's libsodium23 is the older 1.0.18.
 //
-// The native library is found as "libsodium" (a NuGet package's runtimes/ folder, or libsodium.so),
-// then by the sonames Debian and others install (libsodium.so.23 is libsodium 1.0.18, .26 is 1.0.19+).
-// When none loads, or this CPU lacks what libsodium's AES-GCM needs (AES-NI and PCLMULQDQ), the
-// libsodium rows are left out of the run and Unavailable says why.
+// When the library does not load, or this CPU lacks what libsodium's AES-GCM needs (AES-NI and
+// PCLMULQDQ), the libsodium rows are left out of the run and Unavailable says why.
 
 using System;
 using System.Runtime.InteropServices;
@@ -17,10 +17,7 @@ internal static unsafe partial class Libsodium
 {
     private const string Library = "libsodium";
 
-    private static readonly string[] Sonames =
-        ["libsodium.so.26", "libsodium.so.23", "libsodium.so", "libsodium.dylib", "libsodium.dll"];
-
-    /// <summary>The library's version string, e.g. "1.0.18"; empty when it is unavailable.</summary>
+    /// <summary>The library's version string, e.g. "1.0.22"; empty when it is unavailable.</summary>
     public static string Version { get; private set; } = string.Empty;
 
     /// <summary>Size of crypto_aead_aes256gcm_state (512 bytes in every release so far).</summary>
@@ -32,7 +29,6 @@ internal static unsafe partial class Libsodium
 
     private static string? Probe()
     {
-        NativeLibrary.SetDllImportResolver(typeof(Libsodium).Assembly, Resolve);
         try
         {
             if (sodium_init() < 0)
@@ -57,29 +53,6 @@ internal static unsafe partial class Libsodium
         {
             return "libsodium lacks a function: " + e.Message;
         }
-    }
-
-    private static IntPtr Resolve(string libraryName, System.Reflection.Assembly assembly, DllImportSearchPath? searchPath)
-    {
-        if (libraryName != Library)
-        {
-            return IntPtr.Zero;
-        }
-
-        if (NativeLibrary.TryLoad(libraryName, assembly, searchPath, out IntPtr handle))
-        {
-            return handle;
-        }
-
-        foreach (string soname in Sonames)
-        {
-            if (NativeLibrary.TryLoad(soname, out handle))
-            {
-                return handle;
-            }
-        }
-
-        return IntPtr.Zero;
     }
 
     [LibraryImport(Library)]

@@ -8,6 +8,7 @@
 // BouncyCastle, whose API produces ciphertext and tag in one buffer (see its remarks).
 
 using System;
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Security.Cryptography;
 using Cryptography;
@@ -19,15 +20,15 @@ internal abstract class AeadPeer : IDisposable
     protected const int NonceSize = 12;
     protected const int TagSize = 16;
 
-    private static readonly byte[] Empty = [];
-
     private readonly byte[] _nonce = RandomNumberGenerator.GetBytes(NonceSize);
     private readonly byte[] _tag = new byte[TagSize];
-    private readonly byte[] _sealedTag = new byte[TagSize];
-    private readonly byte[] _authenticationTag = new byte[TagSize];
-    private byte[] _input = Empty;
-    private byte[] _output = Empty;
-    private byte[] _sealedCiphertext = Empty;
+    private byte[] _input = [];
+    private byte[] _output = [];
+
+    // What Decrypt and Verify open, each as ciphertext || tag in one array: BoringSSL's open takes
+    // them contiguous, and the other peers take the two halves as spans.
+    private byte[] _sealed = new byte[TagSize];
+    private byte[] _authenticated = new byte[TagSize];
 
     /// <summary>
     /// Computes, with this peer, what <see cref="Decrypt"/> and <see cref="Verify"/> will check, and
@@ -37,9 +38,9 @@ internal abstract class AeadPeer : IDisposable
     {
         _input = input;
         _output = new byte[input.Length];
-        _sealedCiphertext = new byte[input.Length];
-        Seal(_nonce, input, _sealedCiphertext, _sealedTag, Empty);
-        Seal(_nonce, Empty, Empty, _authenticationTag, input);
+        _sealed = new byte[input.Length + TagSize];
+        Seal(_nonce, input, _sealed.AsSpan(0, input.Length), _sealed.AsSpan(input.Length), []);
+        Seal(_nonce, [], [], _authenticated, input);
         Decrypt();
         Verify();
         if (!_output.AsSpan().SequenceEqual(input))
@@ -48,19 +49,19 @@ internal abstract class AeadPeer : IDisposable
         }
     }
 
-    public void Encrypt() => Seal(_nonce, _input, _output, _tag, Empty);
+    public void Encrypt() => Seal(_nonce, _input, _output, _tag, []);
 
-    public void Decrypt() => Open(_nonce, _sealedCiphertext, _sealedTag, _output, Empty);
+    public void Decrypt() => Open(_nonce, _sealed.AsSpan(0, _input.Length), _sealed.AsSpan(_input.Length), _output, []);
 
-    public void Authenticate() => Seal(_nonce, Empty, Empty, _tag, _input);
+    public void Authenticate() => Seal(_nonce, [], [], _tag, _input);
 
-    public void Verify() => Open(_nonce, Empty, _authenticationTag, Empty, _input);
+    public void Verify() => Open(_nonce, _authenticated.AsSpan(0, 0), _authenticated, [], _input);
 
     /// <summary>Encrypts; <paramref name="ciphertext"/> is as long as <paramref name="plaintext"/>, <paramref name="tag"/> 16 bytes.</summary>
-    protected abstract void Seal(byte[] nonce, byte[] plaintext, byte[] ciphertext, byte[] tag, byte[] associatedData);
+    protected abstract void Seal(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData);
 
-    /// <summary>Decrypts; throws when the tag does not match.</summary>
-    protected abstract void Open(byte[] nonce, byte[] ciphertext, byte[] tag, byte[] plaintext, byte[] associatedData);
+    /// <summary>Decrypts; throws when the tag does not match. <paramref name="tag"/> directly follows <paramref name="ciphertext"/> in memory.</summary>
+    protected abstract void Open(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData);
 
     public void Dispose()
     {
@@ -78,10 +79,10 @@ internal sealed class AesGcmPeer(byte[] key) : AeadPeer
 {
     private readonly AesGcm _aead = new(key, TagSize);
 
-    protected override void Seal(byte[] nonce, byte[] plaintext, byte[] ciphertext, byte[] tag, byte[] associatedData) =>
+    protected override void Seal(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData) =>
         _aead.Encrypt(nonce, plaintext, ciphertext, tag, associatedData);
 
-    protected override void Open(byte[] nonce, byte[] ciphertext, byte[] tag, byte[] plaintext, byte[] associatedData) =>
+    protected override void Open(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData) =>
         _aead.Decrypt(nonce, ciphertext, tag, plaintext, associatedData);
 
     protected override void Dispose(bool disposing) => _aead.Dispose();
@@ -92,10 +93,10 @@ internal sealed class ChaCha20Poly1305Peer(byte[] key) : AeadPeer
 {
     private readonly ChaCha20Poly1305 _aead = new(key);
 
-    protected override void Seal(byte[] nonce, byte[] plaintext, byte[] ciphertext, byte[] tag, byte[] associatedData) =>
+    protected override void Seal(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData) =>
         _aead.Encrypt(nonce, plaintext, ciphertext, tag, associatedData);
 
-    protected override void Open(byte[] nonce, byte[] ciphertext, byte[] tag, byte[] plaintext, byte[] associatedData) =>
+    protected override void Open(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData) =>
         _aead.Decrypt(nonce, ciphertext, tag, plaintext, associatedData);
 
     protected override void Dispose(bool disposing) => _aead.Dispose();
@@ -106,10 +107,10 @@ internal sealed class AesGcmSivPeer(byte[] key, AesGcmSivBackend backend) : Aead
 {
     private readonly AesGcmSiv _aead = new(key, backend);
 
-    protected override void Seal(byte[] nonce, byte[] plaintext, byte[] ciphertext, byte[] tag, byte[] associatedData) =>
+    protected override void Seal(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData) =>
         _aead.Encrypt(nonce, plaintext, ciphertext, tag, associatedData);
 
-    protected override void Open(byte[] nonce, byte[] ciphertext, byte[] tag, byte[] plaintext, byte[] associatedData) =>
+    protected override void Open(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData) =>
         _aead.Decrypt(nonce, ciphertext, tag, plaintext, associatedData);
 
     protected override void Dispose(bool disposing) => _aead.Dispose();
@@ -143,29 +144,29 @@ internal sealed unsafe class LibsodiumPeer : AeadPeer
         }
     }
 
-    // Empty arrays are pinned through GetArrayDataReference so that libsodium never receives a
-    // null pointer, which some of its versions reject even for zero lengths.
-    protected override void Seal(byte[] nonce, byte[] plaintext, byte[] ciphertext, byte[] tag, byte[] associatedData)
+    // Spans are pinned through GetReference: for an empty span over an array that is a valid
+    // non-null pointer, which libsodium wants even for zero lengths.
+    protected override void Seal(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
     {
-        fixed (byte* n = &MemoryMarshal.GetArrayDataReference(nonce))
-        fixed (byte* m = &MemoryMarshal.GetArrayDataReference(plaintext))
-        fixed (byte* c = &MemoryMarshal.GetArrayDataReference(ciphertext))
-        fixed (byte* t = &MemoryMarshal.GetArrayDataReference(tag))
-        fixed (byte* ad = &MemoryMarshal.GetArrayDataReference(associatedData))
+        fixed (byte* n = &MemoryMarshal.GetReference(nonce))
+        fixed (byte* m = &MemoryMarshal.GetReference(plaintext))
+        fixed (byte* c = &MemoryMarshal.GetReference(ciphertext))
+        fixed (byte* t = &MemoryMarshal.GetReference(tag))
+        fixed (byte* ad = &MemoryMarshal.GetReference(associatedData))
         {
             _ = Libsodium.crypto_aead_aes256gcm_encrypt_detached_afternm(
                 c, t, null, m, (ulong)plaintext.Length, ad, (ulong)associatedData.Length, null, n, _state);
         }
     }
 
-    protected override void Open(byte[] nonce, byte[] ciphertext, byte[] tag, byte[] plaintext, byte[] associatedData)
+    protected override void Open(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData)
     {
         int result;
-        fixed (byte* n = &MemoryMarshal.GetArrayDataReference(nonce))
-        fixed (byte* c = &MemoryMarshal.GetArrayDataReference(ciphertext))
-        fixed (byte* t = &MemoryMarshal.GetArrayDataReference(tag))
-        fixed (byte* m = &MemoryMarshal.GetArrayDataReference(plaintext))
-        fixed (byte* ad = &MemoryMarshal.GetArrayDataReference(associatedData))
+        fixed (byte* n = &MemoryMarshal.GetReference(nonce))
+        fixed (byte* c = &MemoryMarshal.GetReference(ciphertext))
+        fixed (byte* t = &MemoryMarshal.GetReference(tag))
+        fixed (byte* m = &MemoryMarshal.GetReference(plaintext))
+        fixed (byte* ad = &MemoryMarshal.GetReference(associatedData))
         {
             result = Libsodium.crypto_aead_aes256gcm_decrypt_detached_afternm(
                 m, null, c, (ulong)ciphertext.Length, t, ad, (ulong)associatedData.Length, n, _state);
@@ -188,7 +189,6 @@ internal sealed unsafe class LibsodiumPeer : AeadPeer
     }
 }
 
-#if BOUNCYCASTLE
 /// <summary>
 /// BouncyCastle's GcmSivBlockCipher over the AES engine AesUtilities picks (its AES-NI one where the
 /// CPU has it): one cipher object, Init per message (its API takes the nonce and direction there,
@@ -201,11 +201,11 @@ internal sealed unsafe class LibsodiumPeer : AeadPeer
 /// </remarks>
 internal sealed class BouncyCastlePeer(byte[] key) : AeadPeer
 {
-    private readonly Org.BouncyCastle.Crypto.Modes.GcmSivBlockCipher _cipher = new(Org.BouncyCastle.Crypto.Engines.AesUtilities.CreateEngine());
+    private readonly Org.BouncyCastle.Crypto.Modes.GcmSivBlockCipher _cipher = new(Org.BouncyCastle.Crypto.AesUtilities.CreateEngine());
     private readonly Org.BouncyCastle.Crypto.Parameters.KeyParameter _key = new(key);
     private byte[] _sealed = [];
 
-    protected override void Seal(byte[] nonce, byte[] plaintext, byte[] ciphertext, byte[] tag, byte[] associatedData)
+    protected override void Seal(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
     {
         if (_sealed.Length != plaintext.Length + TagSize)
         {
@@ -213,20 +213,101 @@ internal sealed class BouncyCastlePeer(byte[] key) : AeadPeer
         }
 
         _cipher.Init(true, new Org.BouncyCastle.Crypto.Parameters.ParametersWithIV(_key, nonce));
-        _cipher.ProcessAadBytes(associatedData, 0, associatedData.Length);
-        _cipher.ProcessBytes(plaintext, 0, plaintext.Length, _sealed, 0);
-        _cipher.DoFinal(_sealed, 0);
-        Buffer.BlockCopy(_sealed, 0, ciphertext, 0, plaintext.Length);
-        Buffer.BlockCopy(_sealed, plaintext.Length, tag, 0, TagSize);
+        _cipher.ProcessAadBytes(associatedData);
+        _cipher.ProcessBytes(plaintext, _sealed);
+        _cipher.DoFinal(_sealed);
+        _sealed.AsSpan(0, plaintext.Length).CopyTo(ciphertext);
+        _sealed.AsSpan(plaintext.Length).CopyTo(tag);
     }
 
-    protected override void Open(byte[] nonce, byte[] ciphertext, byte[] tag, byte[] plaintext, byte[] associatedData)
+    protected override void Open(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData)
     {
         _cipher.Init(false, new Org.BouncyCastle.Crypto.Parameters.ParametersWithIV(_key, nonce));
-        _cipher.ProcessAadBytes(associatedData, 0, associatedData.Length);
-        _cipher.ProcessBytes(ciphertext, 0, ciphertext.Length, plaintext, 0);
-        _cipher.ProcessBytes(tag, 0, TagSize, plaintext, 0);
-        _cipher.DoFinal(plaintext, 0);
+        _cipher.ProcessAadBytes(associatedData);
+        _cipher.ProcessBytes(ciphertext, plaintext);
+        _cipher.ProcessBytes(tag, plaintext);
+        _cipher.DoFinal(plaintext);
     }
 }
-#endif
+
+/// <summary>
+/// BoringSSL's AES-GCM-SIV (EVP_aead_aes_128_gcm_siv / EVP_aead_aes_256_gcm_siv): on x64 with AES-NI,
+/// Shay Gueron's assembly. One EVP_AEAD_CTX per key, set up once; seal_scatter writes ciphertext and
+/// tag apart, open reads them contiguous (the assembly variant has no open_gather).
+/// </summary>
+internal sealed unsafe class BoringSslPeer : AeadPeer
+{
+    private void* _context;
+
+    public BoringSslPeer(byte[] key)
+    {
+        if (BoringSsl.Unavailable is { } reason)
+        {
+            throw new PlatformNotSupportedException(reason);
+        }
+
+        void* aead = key.Length == 16 ? BoringSsl.EVP_aead_aes_128_gcm_siv() : BoringSsl.EVP_aead_aes_256_gcm_siv();
+        fixed (byte* k = key)
+        {
+            _context = BoringSsl.EVP_AEAD_CTX_new(aead, k, (nuint)key.Length, TagSize);
+        }
+
+        if (_context == null)
+        {
+            throw new InvalidOperationException("EVP_AEAD_CTX_new failed.");
+        }
+    }
+
+    protected override void Seal(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
+    {
+        int result;
+        nuint tagLength;
+        fixed (byte* n = &MemoryMarshal.GetReference(nonce))
+        fixed (byte* m = &MemoryMarshal.GetReference(plaintext))
+        fixed (byte* c = &MemoryMarshal.GetReference(ciphertext))
+        fixed (byte* t = &MemoryMarshal.GetReference(tag))
+        fixed (byte* ad = &MemoryMarshal.GetReference(associatedData))
+        {
+            result = BoringSsl.EVP_AEAD_CTX_seal_scatter(
+                _context, c, t, &tagLength, (nuint)tag.Length, n, (nuint)nonce.Length, m, (nuint)plaintext.Length, null, 0, ad, (nuint)associatedData.Length);
+        }
+
+        if (result != 1)
+        {
+            throw new CryptographicException("EVP_AEAD_CTX_seal_scatter failed.");
+        }
+    }
+
+    protected override void Open(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData)
+    {
+        if (!Unsafe.AreSame(ref Unsafe.Add(ref MemoryMarshal.GetReference(ciphertext), ciphertext.Length), ref MemoryMarshal.GetReference(tag)))
+        {
+            throw new ArgumentException("BoringSSL's open takes ciphertext || tag as one buffer.", nameof(tag));
+        }
+
+        int result;
+        nuint plaintextLength;
+        fixed (byte* n = &MemoryMarshal.GetReference(nonce))
+        fixed (byte* c = &MemoryMarshal.GetReference(ciphertext))
+        fixed (byte* m = &MemoryMarshal.GetReference(plaintext))
+        fixed (byte* ad = &MemoryMarshal.GetReference(associatedData))
+        {
+            result = BoringSsl.EVP_AEAD_CTX_open(
+                _context, m, &plaintextLength, (nuint)plaintext.Length, n, (nuint)nonce.Length, c, (nuint)(ciphertext.Length + tag.Length), ad, (nuint)associatedData.Length);
+        }
+
+        if (result != 1)
+        {
+            throw new AuthenticationTagMismatchException();
+        }
+    }
+
+    protected override void Dispose(bool disposing)
+    {
+        if (_context != null)
+        {
+            BoringSsl.EVP_AEAD_CTX_free(_context);
+            _context = null;
+        }
+    }
+}

@@ -54,15 +54,15 @@ public class PolyvalBenchmarks
     [Benchmark, Requires(Requirement.PolyvalPclmulqdq)]
     public void Polyval_Pclmulqdq()
     {
-        PolyvalPclmulqdq.Init(_h, Size / 16, ref _key);
-        PolyvalPclmulqdq.Update(in _key, _accumulator, _data);
+        PolyvalClmul<Pclmul>.Init(_h, Size / 16, ref _key);
+        PolyvalClmul<Pclmul>.Update(in _key, _accumulator, _data);
     }
 
     [Benchmark, Requires(Requirement.PolyvalPmull)]
     public void Polyval_Pmull()
     {
-        PolyvalPmull.Init(_h, Size / 16, ref _key);
-        PolyvalPmull.Update(in _key, _accumulator, _data);
+        PolyvalClmul<Pmull>.Init(_h, Size / 16, ref _key);
+        PolyvalClmul<Pmull>.Update(in _key, _accumulator, _data);
     }
 
     [Benchmark, Requires(Requirement.PolyvalPortable)]

@@ -42,12 +42,11 @@ public static class Program
         Console.WriteLine($"// AesGcmSiv backends on this machine: {string.Join(", ", Backends.Supported())}; active: {AesGcmSiv.ActiveBackend}");
         Console.WriteLine(Libsodium.Unavailable is { } reason
             ? $"// libsodium rows skipped: {reason}"
-            : $"// libsodium {Libsodium.Version}: AES-256-GCM available (KeySize 32 rows only)");
-#if BOUNCYCASTLE
-        Console.WriteLine("// BouncyCastle GcmSivBlockCipher rows included");
-#else
-        Console.WriteLine("// BouncyCastle rows not built (set BENCHMARKS_BOUNCYCASTLE=true where the feed has BouncyCastle.Cryptography)");
-#endif
+            : $"// libsodium {Libsodium.Version} (the libsodium package; Sodium.Core reports {Sodium.SodiumCore.SodiumVersionString()}): AES-256-GCM available (KeySize 32 rows only)");
+        Console.WriteLine(BoringSsl.Unavailable is { } missing
+            ? $"// BoringSSL rows skipped: {missing}"
+            : $"// BoringSSL AES-GCM-SIV: {BoringSsl.Path}");
+        Console.WriteLine("// BouncyCastle.Cryptography GcmSivBlockCipher rows included");
 
         bool jobGiven = switcherArgs.Any(arg => arg is "--job" or "-j" || arg.StartsWith("--job=", StringComparison.Ordinal));
         Summary[] summaries = [.. BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly)

@@ -1,6 +1,6 @@
 // What a benchmark method needs from this machine, and the filter that leaves out the cases it
 // cannot run, so that the suite skips them instead of failing: AesGcmSiv backends this CPU lacks,
-// libsodium where the library or its AES-GCM is missing, and libsodium with a 16-byte key (it has
+// BoringSSL where its library is not installed, libsodium where the library or its AES-GCM is missing, and libsodium with a 16-byte key (it has
 // AES-256-GCM only: its rows exist for KeySize 32 alone).
 
 using System;
@@ -18,6 +18,7 @@ internal enum Requirement
     AesGcm,
     ChaCha20Poly1305,
     Libsodium,
+    BoringSsl,
     BackendAesNiVpclmulqdq,
     BackendAesNiPclmulqdq,
     BackendArm64,
@@ -50,13 +51,14 @@ internal static class Requirements
         Requirement.AesGcm => AesGcm.IsSupported,
         Requirement.ChaCha20Poly1305 => ChaCha20Poly1305.IsSupported,
         Requirement.Libsodium => Libsodium.Unavailable is null && keySize is null or 32,
+        Requirement.BoringSsl => BoringSsl.Unavailable is null,
         Requirement.BackendAesNiVpclmulqdq => Backends.IsSupported(AesGcmSivBackend.AesNiVpclmulqdq),
         Requirement.BackendAesNiPclmulqdq => Backends.IsSupported(AesGcmSivBackend.AesNiPclmulqdq),
         Requirement.BackendArm64 => Backends.IsSupported(AesGcmSivBackend.Arm64),
         Requirement.BackendPortable => Backends.IsSupported(AesGcmSivBackend.Portable),
         Requirement.PolyvalVpclmulqdq => PolyvalVpclmulqdq.IsSupported,
-        Requirement.PolyvalPclmulqdq => PolyvalPclmulqdq.IsSupported,
-        Requirement.PolyvalPmull => PolyvalPmull.IsSupported,
+        Requirement.PolyvalPclmulqdq => PolyvalClmul<Pclmul>.IsSupported,
+        Requirement.PolyvalPmull => PolyvalClmul<Pmull>.IsSupported,
         Requirement.PolyvalPortable => PolyvalPortable.IsSupported,
         _ => false,
     };

@@ -17,11 +17,12 @@ public class VerifyBenchmarks : AeadBenchmarks
 
     [Benchmark, Requires(Requirement.Libsodium)]
     public void Libsodium() => LibsodiumPeer.Verify();
-#if BOUNCYCASTLE
+
+    [Benchmark, Requires(Requirement.BoringSsl)]
+    public void BoringSsl() => BoringSslPeer.Verify();
 
     [Benchmark]
     public void BouncyCastle() => BouncyCastlePeer.Verify();
-#endif
 
     [Benchmark, Requires(Requirement.BackendAesNiVpclmulqdq)]
     public void AesGcmSiv_AesNiVpclmulqdq() => AesNiVpclmulqdqPeer.Verify();

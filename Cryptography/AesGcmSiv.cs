@@ -56,7 +56,7 @@ public sealed partial class AesGcmSiv : IDisposable
     // leaves a copy of it behind when it compacts the heap; Dispose wipes it.
     private readonly ulong[] _keyGeneratingKeySchedule;
     private readonly int _rounds;
-    private readonly AesGcmSivBackend _backend;
+    private readonly Backend _backend;
 
     // Calls in flight and the disposed flag (Internal/CallCounter.cs): Dispose never wipes the
     // schedule under a call; the last call out does. Its Exit after the computation also keeps this
@@ -76,7 +76,7 @@ public sealed partial class AesGcmSiv : IDisposable
     /// <param name="key">The key-generating key: 16 or 32 bytes.</param>
     /// <exception cref="CryptographicException"><paramref name="key"/> is not 16 or 32 bytes long.</exception>
     public AesGcmSiv(ReadOnlySpan<byte> key)
-        : this(key, Backends.Active)
+        : this(key, Backends.Active.Id)
     {
     }
 
@@ -89,15 +89,10 @@ public sealed partial class AesGcmSiv : IDisposable
             throw new CryptographicException(Messages.InvalidKeySize);
         }
 
-        if (!Backends.IsSupported(backend))
-        {
-            throw new PlatformNotSupportedException(string.Format(CultureInfo.InvariantCulture, Messages.BackendNotSupported, backend));
-        }
-
-        _backend = backend;
+        _backend = Backends.Get(backend);
         _rounds = key.Length == 16 ? 10 : 14;
         _keyGeneratingKeySchedule = GC.AllocateArray<ulong>(AesKeySchedule.Length, pinned: true);
-        Backends.ExpandKey(backend, key, ref Schedule);
+        _backend.ExpandKey(key, ref Schedule);
     }
 
     /// <summary>Creates an instance with the given key and tag size, using <see cref="ActiveBackend"/>:
@@ -144,7 +139,7 @@ public sealed partial class AesGcmSiv : IDisposable
     public static bool IsSupported => true;
 
     /// <summary>Gets the backend this process uses, chosen once at startup, widest instruction set first.</summary>
-    public static AesGcmSivBackend ActiveBackend => Backends.Active;
+    public static AesGcmSivBackend ActiveBackend => Backends.Active.Id;
 
     /// <summary>Gets the key sizes, in bytes, that the algorithm supports: 16 and 32.</summary>
     public static KeySizes KeyByteSizes { get; } = new KeySizes(16, 32, 16);
@@ -156,7 +151,7 @@ public sealed partial class AesGcmSiv : IDisposable
     public static KeySizes TagByteSizes { get; } = new KeySizes(TagSize, TagSize, 1);
 
     /// <summary>The backend this instance runs.</summary>
-    internal AesGcmSivBackend Backend => _backend;
+    internal AesGcmSivBackend Backend => _backend.Id;
 
     private ref AesKeySchedule Schedule =>
         ref Unsafe.As<ulong, AesKeySchedule>(ref MemoryMarshal.GetArrayDataReference(_keyGeneratingKeySchedule));
@@ -199,7 +194,7 @@ public sealed partial class AesGcmSiv : IDisposable
         ObjectDisposedException.ThrowIf(!_calls.TryEnter(), this);
         try
         {
-            Backends.Encrypt(_backend, in Schedule, _rounds, nonce, plaintext, ciphertext, tag, associatedData);
+            _backend.Encrypt(in Schedule, _rounds, nonce, plaintext, ciphertext, tag, associatedData);
         }
         finally
         {
@@ -245,7 +240,7 @@ public sealed partial class AesGcmSiv : IDisposable
         bool authentic;
         try
         {
-            authentic = Backends.Decrypt(_backend, in Schedule, _rounds, nonce, ciphertext, tag, plaintext, associatedData);
+            authentic = _backend.Decrypt(in Schedule, _rounds, nonce, ciphertext, tag, plaintext, associatedData);
         }
         finally
         {

@@ -86,12 +86,12 @@ public class ApiTests
         // The real self-test on every hardware backend this machine has, with the widest one faulted.
         AesGcmSivBackend[] supported = TestBackends.All;
         AesGcmSivBackend expected = supported.Length > 1 ? supported[1] : AesGcmSivBackend.Portable;
-        Assert.That(Cryptography.Internal.Backends.Choose(supported, backend => backend == supported[0] ? throw new PlatformNotSupportedException("injected") : Cryptography.Internal.Backends.PassesSelfTest(backend)), Is.EqualTo(expected));
+        Assert.That(Cryptography.Internal.Backends.Choose(supported, backend => backend == supported[0] ? throw new PlatformNotSupportedException("injected") : Cryptography.Internal.SelfTest.Passes(backend)), Is.EqualTo(expected));
     }
 
     [TestCaseSource(nameof(Backends))]
     public void EveryBackendPassesTheStartupSelfTest(AesGcmSivBackend backend) =>
-        Assert.That(Cryptography.Internal.Backends.PassesSelfTest(backend), Is.True);
+        Assert.That(Cryptography.Internal.SelfTest.Passes(backend), Is.True);
 
     [TestCase(16)]
     [TestCase(32)]
@@ -101,18 +101,18 @@ public class ApiTests
         // backend at startup; they must stay what the portable backend (checked against RFC 8452) gives.
         byte[] key = new byte[keyLength];
         byte[] nonce = new byte[12];
-        byte[] plaintext = new byte[Cryptography.Internal.Backends.SelfTestPlaintextLength];
+        byte[] plaintext = new byte[Cryptography.Internal.SelfTest.PlaintextLength];
         byte[] associatedData = new byte[200];
         byte[] full = new byte[32];
-        Cryptography.Internal.Backends.FillPattern(full, 1);
+        Cryptography.Internal.SelfTest.FillPattern(full, 1);
         full.AsSpan(0, keyLength).CopyTo(key);
-        Cryptography.Internal.Backends.FillPattern(nonce, 2);
-        Cryptography.Internal.Backends.FillPattern(plaintext, 3);
-        Cryptography.Internal.Backends.FillPattern(associatedData, 4);
+        Cryptography.Internal.SelfTest.FillPattern(nonce, 2);
+        Cryptography.Internal.SelfTest.FillPattern(plaintext, 3);
+        Cryptography.Internal.SelfTest.FillPattern(associatedData, 4);
         using var portable = new AesGcmSiv(key, AesGcmSivBackend.Portable);
         byte[] expected = new byte[plaintext.Length + 16];
         portable.Encrypt(nonce, plaintext, expected.AsSpan(0, plaintext.Length), expected.AsSpan(plaintext.Length), associatedData);
-        Assert.That(expected, Is.EqualTo(Cryptography.Internal.Backends.SelfTestAnswer(keyLength).ToArray()));
+        Assert.That(expected, Is.EqualTo(Cryptography.Internal.SelfTest.Answer(keyLength).ToArray()));
     }
 
     [Test]

@@ -22,9 +22,9 @@ internal abstract class Primitives
 {
     public static Primitives For(AesGcmSivBackend backend) => backend switch
     {
-        AesGcmSivBackend.AesNiVpclmulqdq => new Primitives<AesNi, PolyvalVpclmulqdq>(),
-        AesGcmSivBackend.AesNiPclmulqdq => new Primitives<AesNi, PolyvalPclmulqdq>(),
-        AesGcmSivBackend.Arm64 => new Primitives<AesArm64, PolyvalPmull>(),
+        AesGcmSivBackend.AesNiVpclmulqdq => new Primitives<AesVector<AesNi>, PolyvalVpclmulqdq>(),
+        AesGcmSivBackend.AesNiPclmulqdq => new Primitives<AesVector<AesNi>, PolyvalClmul<Pclmul>>(),
+        AesGcmSivBackend.Arm64 => new Primitives<AesVector<AesArm64>, PolyvalClmul<Pmull>>(),
         _ => new Primitives<AesPortable, PolyvalPortable>(),
     };
 

@@ -1,83 +1,85 @@
-// Which instruction sets this process has, and the one decision of which backend runs: made once,
-// widest first. Everything after this point is specialised per backend by GcmSiv<TAes, TPolyval>.
+// The one decision of which implementation runs, made once per process, widest first; after it an
+// AesGcmSiv instance holds a Backend object whose three methods are the whole implementation, so
+// nothing switches on the backend per call.
 //
-// A hardware backend is chosen only after a known-answer self-test against the portable backend
-// (which the test suite checks against RFC 8452 on every machine). A backend that fails it, or
-// throws while running it, is skipped: the next one is tried, and portable always works.
+// A hardware backend is chosen only after its known-answer self-test (SelfTest.cs) passes. A backend
+// that fails it, or throws while running it, is skipped: the next one is tried, and portable always
+// works.
+//
+// Adding a backend: its instruction-set files (Aes.<Isa>.cs implementing IAes / IAesBlock, and an
+// ICarrylessMultiply or IPolyval), a value in AesGcmSivBackend, and one line in Widest below.
 
 using System;
 using System.Globalization;
-using System.Security.Cryptography;
+using System.Runtime.CompilerServices;
 
 namespace Cryptography.Internal;
 
+/// <summary>One complete AES-GCM-SIV implementation: key expansion, encryption, decryption.</summary>
+internal abstract class Backend
+{
+    public abstract AesGcmSivBackend Id { get; }
+
+    public abstract bool IsSupported { get; }
+
+    public abstract void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule);
+
+    public abstract void Encrypt(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData);
+
+    /// <summary>Decrypts and verifies; on a bad tag zeroes <paramref name="plaintext"/> and returns false.</summary>
+    public abstract bool Decrypt(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData);
+}
+
+/// <summary>The implementation built from one AES and one POLYVAL; the JIT specialises GcmSiv for each pair.</summary>
+internal sealed class Backend<TAes, TPolyval>(AesGcmSivBackend id) : Backend
+    where TAes : IAes
+    where TPolyval : IPolyval
+{
+    public override AesGcmSivBackend Id => id;
+
+    public override bool IsSupported => TAes.IsSupported && TPolyval.IsSupported;
+
+    // Fully optimised from the first call, like everything that handles keys: a method that starts
+    // at Tier0 is call-counted and later patched, and the runtime's tier-up work can run on this
+    // thread while vector registers still hold the last round key, saving them in a frame below.
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public override void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule) => TAes.ExpandKey(key, ref schedule);
+
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public override void Encrypt(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData) =>
+        GcmSiv<TAes, TPolyval>.Encrypt(in schedule, rounds, nonce, plaintext, ciphertext, tag, associatedData);
+
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public override bool Decrypt(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData) =>
+        GcmSiv<TAes, TPolyval>.Decrypt(in schedule, rounds, nonce, ciphertext, tag, plaintext, associatedData);
+}
+
 internal static class Backends
 {
-    private static readonly AesGcmSivBackend[] Widest =
-        [AesGcmSivBackend.AesNiVpclmulqdq, AesGcmSivBackend.AesNiPclmulqdq, AesGcmSivBackend.Arm64, AesGcmSivBackend.Portable];
+    /// <summary>Every backend there is, widest first: the order the choice tries them in.</summary>
+    private static readonly Backend[] Widest =
+    [
+        new Backend<AesVector<AesNi>, PolyvalVpclmulqdq>(AesGcmSivBackend.AesNiVpclmulqdq),
+        new Backend<AesVector<AesNi>, PolyvalClmul<Pclmul>>(AesGcmSivBackend.AesNiPclmulqdq),
+        new Backend<AesVector<AesArm64>, PolyvalClmul<Pmull>>(AesGcmSivBackend.Arm64),
+        new Backend<AesPortable, PolyvalPortable>(AesGcmSivBackend.Portable),
+    ];
 
     /// <summary>The backend new instances use: the widest this machine supports that passes its self-test.</summary>
-    public static readonly AesGcmSivBackend Active = Choose();
+    public static readonly Backend Active = Get(Choose(Supported(), SelfTest.Passes));
 
     /// <summary>Every backend this machine can run, widest first; tests and benchmarks iterate it.</summary>
-    public static AesGcmSivBackend[] Supported() => Array.FindAll(Widest, IsSupported);
+    public static AesGcmSivBackend[] Supported() =>
+        Array.ConvertAll(Array.FindAll(Widest, backend => backend.IsSupported), backend => backend.Id);
 
-    public static bool IsSupported(AesGcmSivBackend backend) => backend switch
-    {
-        AesGcmSivBackend.AesNiVpclmulqdq => AesNi.IsSupported && PolyvalVpclmulqdq.IsSupported,
-        AesGcmSivBackend.AesNiPclmulqdq => AesNi.IsSupported && PolyvalPclmulqdq.IsSupported,
-        AesGcmSivBackend.Arm64 => AesArm64.IsSupported && PolyvalPmull.IsSupported,
-        AesGcmSivBackend.Portable => true,
-        _ => false,
-    };
+    public static bool IsSupported(AesGcmSivBackend id) => Find(id)?.IsSupported == true;
 
-    public static void ExpandKey(AesGcmSivBackend backend, ReadOnlySpan<byte> key, ref AesKeySchedule schedule)
-    {
-        switch (backend)
-        {
-            case AesGcmSivBackend.AesNiVpclmulqdq:
-            case AesGcmSivBackend.AesNiPclmulqdq:
-                AesNi.ExpandKey(key, ref schedule);
-                break;
-            case AesGcmSivBackend.Arm64:
-                AesArm64.ExpandKey(key, ref schedule);
-                break;
-            case AesGcmSivBackend.Portable:
-                AesPortable.ExpandKey(key, ref schedule);
-                break;
-            default:
-                throw new ArgumentOutOfRangeException(nameof(backend), string.Format(CultureInfo.InvariantCulture, Messages.UnknownBackend, backend));
-        }
-    }
+    /// <summary>The implementation of <paramref name="id"/>; it must be supported here.</summary>
+    public static Backend Get(AesGcmSivBackend id) => Find(id) is { IsSupported: true } backend
+        ? backend
+        : throw new PlatformNotSupportedException(string.Format(CultureInfo.InvariantCulture, Messages.BackendNotSupported, id));
 
-    public static void Encrypt(AesGcmSivBackend backend, in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
-    {
-        switch (backend)
-        {
-            case AesGcmSivBackend.AesNiVpclmulqdq:
-                GcmSiv<AesNi, PolyvalVpclmulqdq>.Encrypt(in schedule, rounds, nonce, plaintext, ciphertext, tag, associatedData);
-                break;
-            case AesGcmSivBackend.AesNiPclmulqdq:
-                GcmSiv<AesNi, PolyvalPclmulqdq>.Encrypt(in schedule, rounds, nonce, plaintext, ciphertext, tag, associatedData);
-                break;
-            case AesGcmSivBackend.Arm64:
-                GcmSiv<AesArm64, PolyvalPmull>.Encrypt(in schedule, rounds, nonce, plaintext, ciphertext, tag, associatedData);
-                break;
-            default:
-                GcmSiv<AesPortable, PolyvalPortable>.Encrypt(in schedule, rounds, nonce, plaintext, ciphertext, tag, associatedData);
-                break;
-        }
-    }
-
-    public static bool Decrypt(AesGcmSivBackend backend, in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData) => backend switch
-    {
-        AesGcmSivBackend.AesNiVpclmulqdq => GcmSiv<AesNi, PolyvalVpclmulqdq>.Decrypt(in schedule, rounds, nonce, ciphertext, tag, plaintext, associatedData),
-        AesGcmSivBackend.AesNiPclmulqdq => GcmSiv<AesNi, PolyvalPclmulqdq>.Decrypt(in schedule, rounds, nonce, ciphertext, tag, plaintext, associatedData),
-        AesGcmSivBackend.Arm64 => GcmSiv<AesArm64, PolyvalPmull>.Decrypt(in schedule, rounds, nonce, ciphertext, tag, plaintext, associatedData),
-        _ => GcmSiv<AesPortable, PolyvalPortable>.Decrypt(in schedule, rounds, nonce, ciphertext, tag, plaintext, associatedData),
-    };
-
-    private static AesGcmSivBackend Choose() => Choose(Supported(), PassesSelfTest);
+    private static Backend? Find(AesGcmSivBackend id) => Array.Find(Widest, backend => backend.Id == id);
 
     /// <summary>
     /// The first of <paramref name="candidates"/> (widest first) that passes
@@ -111,105 +113,5 @@ internal static class Backends
         }
 
         return AesGcmSivBackend.Portable;
-    }
-
-    /// <summary>
-    /// Encrypts and decrypts a fixed message with both key sizes on <paramref name="backend"/> and
-    /// compares with the known answer. 300 bytes of plaintext and 200 of AAD reach every path of a
-    /// backend: 8-block CTR batches and single blocks, a partial block, aggregated and one-block
-    /// POLYVAL, and the 4- and 6-block key derivation. The answers are the portable backend's output
-    /// (a test checks that they still are, and the portable backend is checked against RFC 8452), kept
-    /// here so that a process with hardware support does not compile and run the portable backend
-    /// at startup: that took about 20 ms of the first instance's construction.
-    /// </summary>
-    internal static bool PassesSelfTest(AesGcmSivBackend backend)
-    {
-        byte[] key = new byte[32];
-        byte[] nonce = new byte[12];
-        byte[] plaintext = new byte[SelfTestPlaintextLength];
-        byte[] associatedData = new byte[200];
-        FillPattern(key, 1);
-        FillPattern(nonce, 2);
-        FillPattern(plaintext, 3);
-        FillPattern(associatedData, 4);
-
-        byte[] actual = new byte[plaintext.Length + 16];
-        byte[] decrypted = new byte[plaintext.Length];
-        AesKeySchedule candidate = default;
-        foreach (int keyLength in (ReadOnlySpan<int>)[16, 32])
-        {
-            int rounds = keyLength == 16 ? 10 : 14;
-            ExpandKey(backend, key.AsSpan(0, keyLength), ref candidate);
-            Encrypt(backend, in candidate, rounds, nonce, plaintext, actual.AsSpan(0, plaintext.Length), actual.AsSpan(plaintext.Length), associatedData);
-            if (!CryptographicOperations.FixedTimeEquals(SelfTestAnswer(keyLength), actual)
-                || !Decrypt(backend, in candidate, rounds, nonce, actual.AsSpan(0, plaintext.Length), actual.AsSpan(plaintext.Length), decrypted, associatedData)
-                || !decrypted.AsSpan().SequenceEqual(plaintext))
-            {
-                return false;
-            }
-        }
-
-        return true;
-    }
-
-    internal const int SelfTestPlaintextLength = 300;
-
-    /// <summary>The self-test's expected ciphertext || tag for a 16- or 32-byte key.</summary>
-    internal static ReadOnlySpan<byte> SelfTestAnswer(int keyLength) => keyLength == 16 ? SelfTestAnswer128 : SelfTestAnswer256;
-
-    private static ReadOnlySpan<byte> SelfTestAnswer128 =>
-    [
-        0xd4, 0xd4, 0x7d, 0xe8, 0xdf, 0x69, 0xf2, 0xd4, 0x96, 0xf7, 0xa8, 0xba, 0x23, 0xc1, 0x3e, 0x9f,
-        0xc9, 0x77, 0x3c, 0x24, 0xa9, 0x3e, 0xe4, 0xa2, 0x0b, 0xf6, 0x46, 0x5d, 0xd7, 0x5b, 0xa0, 0xe0,
-        0xd2, 0x5d, 0x02, 0x98, 0x76, 0x64, 0x1f, 0xbb, 0xd7, 0xef, 0x61, 0xb6, 0x27, 0xd6, 0xe0, 0xbf,
-        0x0b, 0xd6, 0x2f, 0x32, 0x77, 0xaf, 0x74, 0xfd, 0xb2, 0x06, 0xfc, 0x0f, 0xd9, 0xbd, 0x32, 0x8e,
-        0x3e, 0xe6, 0xce, 0x75, 0xc1, 0xc0, 0x72, 0x47, 0x05, 0xcd, 0xde, 0x2c, 0x76, 0x28, 0x5e, 0x21,
-        0xee, 0x0f, 0xa8, 0x8e, 0xad, 0x47, 0xe5, 0x7f, 0x3e, 0x74, 0x25, 0xde, 0x70, 0xd4, 0xa4, 0x68,
-        0xc4, 0x47, 0x47, 0x8c, 0x48, 0x1d, 0x86, 0x0d, 0xd0, 0x72, 0xb9, 0x64, 0x40, 0x37, 0xbe, 0x61,
-        0x51, 0x88, 0xa7, 0x4b, 0xdd, 0x34, 0xfc, 0xe7, 0x71, 0x23, 0x58, 0x6b, 0x7b, 0x7d, 0xe2, 0x72,
-        0xde, 0x2e, 0x16, 0x14, 0xc0, 0x55, 0xed, 0x52, 0x10, 0x08, 0xfd, 0x72, 0xea, 0xcc, 0xd3, 0xa9,
-        0x6d, 0x2c, 0x6f, 0x71, 0x0b, 0xf2, 0x81, 0xbe, 0x54, 0xb7, 0x81, 0xce, 0x7e, 0x79, 0xab, 0xc2,
-        0xbb, 0x50, 0x99, 0x28, 0xe8, 0x35, 0x17, 0x3c, 0xda, 0x0a, 0x68, 0x42, 0xc7, 0x76, 0xbf, 0xa2,
-        0xb8, 0x23, 0x7d, 0xd8, 0x59, 0xf3, 0xa1, 0x58, 0x26, 0x3e, 0xf3, 0x0b, 0xe4, 0xc6, 0x46, 0x83,
-        0xf8, 0x89, 0x40, 0x94, 0x4d, 0x28, 0x51, 0xd5, 0x80, 0xca, 0xd1, 0x64, 0x86, 0xf4, 0x98, 0xa7,
-        0xe9, 0x4e, 0x0c, 0x96, 0x8d, 0xfb, 0x49, 0xf0, 0x4c, 0xb9, 0x26, 0x2e, 0x5f, 0x93, 0x42, 0x6c,
-        0xfb, 0x22, 0xe0, 0xc1, 0xf4, 0x55, 0x6e, 0x6b, 0x0a, 0x0a, 0x7a, 0x81, 0x76, 0x2f, 0x8f, 0x2a,
-        0x69, 0xaa, 0xc5, 0xd2, 0x56, 0x13, 0x8f, 0x6f, 0x70, 0x16, 0x76, 0x2d, 0x75, 0x7d, 0x42, 0x2e,
-        0x5d, 0x9f, 0x43, 0x85, 0x54, 0xf4, 0x28, 0xc5, 0x2f, 0xbf, 0x1c, 0xe5, 0x26, 0x03, 0xe9, 0xa5,
-        0x5b, 0x28, 0xb5, 0x19, 0x8b, 0xa0, 0x62, 0xf4, 0xac, 0x52, 0x16, 0x1a, 0x9b, 0x1c, 0xf0, 0xbd,
-        0x9c, 0x78, 0x7d, 0xba, 0x43, 0x4d, 0xa2, 0xba, 0xb8, 0xd1, 0x61, 0x43, 0xbd, 0x83, 0x9f, 0xd6,
-        0x7e, 0x27, 0x0f, 0xa1, 0x29, 0xc2, 0xd7, 0xe1, 0x18, 0xfb, 0x36, 0x5e,
-    ];
-
-    private static ReadOnlySpan<byte> SelfTestAnswer256 =>
-    [
-        0x9f, 0x6a, 0xe3, 0xba, 0x98, 0x9e, 0x9b, 0xa8, 0xd0, 0x65, 0x57, 0xd7, 0x6a, 0x59, 0xed, 0xfc,
-        0x3b, 0x3d, 0x25, 0x8d, 0xbe, 0x76, 0xa8, 0x1b, 0xd5, 0xa7, 0xa8, 0x0f, 0x55, 0x61, 0x8b, 0x8c,
-        0x9e, 0x72, 0xc1, 0x58, 0xd5, 0x54, 0x09, 0x51, 0x12, 0x0c, 0xd5, 0x56, 0xb0, 0x99, 0xc6, 0x9d,
-        0xd4, 0x25, 0xed, 0xe6, 0xdf, 0xb7, 0xfc, 0x78, 0x4e, 0xc6, 0x87, 0x33, 0x77, 0x1f, 0x0d, 0xdc,
-        0xfa, 0x33, 0xe9, 0xf3, 0x58, 0xf4, 0x6d, 0x11, 0x83, 0xac, 0x91, 0xe3, 0x15, 0xce, 0x5e, 0x5b,
-        0xa3, 0x01, 0x51, 0x35, 0x2e, 0x49, 0xcb, 0xa7, 0x77, 0x91, 0x75, 0x3d, 0xa1, 0x4c, 0xbc, 0x1f,
-        0xc3, 0xc4, 0xac, 0x0c, 0x66, 0x36, 0x6e, 0xb6, 0x97, 0xc9, 0xc4, 0x60, 0x98, 0xa4, 0x7f, 0x18,
-        0x68, 0x46, 0x74, 0x25, 0x34, 0x92, 0x62, 0x05, 0xbc, 0x89, 0xec, 0x5e, 0x55, 0x01, 0x12, 0x2d,
-        0x8c, 0x07, 0x63, 0xfc, 0x0e, 0xeb, 0xb8, 0x82, 0x73, 0x3f, 0x0c, 0x36, 0xe3, 0x6e, 0x9e, 0x72,
-        0xc1, 0x62, 0x84, 0x0c, 0x33, 0x10, 0xa2, 0xec, 0x2d, 0x77, 0x7b, 0x76, 0xe6, 0x24, 0x90, 0xa0,
-        0xe8, 0x46, 0x60, 0xf7, 0x31, 0xf0, 0x7c, 0x36, 0x2d, 0xfe, 0x96, 0x81, 0xa3, 0x5e, 0xe4, 0x19,
-        0x81, 0x4d, 0xb3, 0x07, 0x21, 0xd4, 0xb1, 0x9a, 0x87, 0x9e, 0xf5, 0x3b, 0x3f, 0x7c, 0xed, 0xa6,
-        0xdf, 0x8e, 0x32, 0xd8, 0x42, 0xef, 0x92, 0x7f, 0x1a, 0xdd, 0xac, 0xe7, 0x58, 0x5c, 0x61, 0x96,
-        0xd5, 0x3a, 0xae, 0x0b, 0x7b, 0xd3, 0xf7, 0x71, 0xe1, 0x7b, 0x57, 0xc3, 0x86, 0xa0, 0xa1, 0xa0,
-        0x17, 0x8e, 0xb0, 0xd4, 0x11, 0x67, 0xb3, 0xc3, 0xa7, 0xfb, 0xc8, 0x7d, 0x47, 0x62, 0x73, 0xec,
-        0xb7, 0x31, 0x8e, 0xe0, 0x3f, 0x11, 0xd9, 0xc4, 0x16, 0x73, 0x82, 0xba, 0xd8, 0xd8, 0xaa, 0x16,
-        0x09, 0x10, 0x5d, 0x98, 0x70, 0x4d, 0xb2, 0x7a, 0xa7, 0x57, 0xba, 0x44, 0x22, 0x27, 0x9c, 0xd3,
-        0xcd, 0xd2, 0x4c, 0xc1, 0xfb, 0xfb, 0xcc, 0x57, 0x2e, 0xc4, 0xa4, 0xdd, 0xb7, 0xd0, 0x43, 0x3e,
-        0x2a, 0x98, 0x47, 0xbb, 0xb7, 0xd8, 0x38, 0x22, 0xfa, 0xd3, 0x1f, 0xde, 0x39, 0x3b, 0x3d, 0x26,
-        0x96, 0x97, 0xcf, 0x93, 0x2a, 0x6f, 0x5c, 0x5b, 0x07, 0xc1, 0x25, 0xa6,
-    ];
-
-    internal static void FillPattern(Span<byte> buffer, int seed)
-    {
-        for (int i = 0; i < buffer.Length; i++)
-        {
-            buffer[i] = (byte)((i * 31) + (seed * 17) + (i >> 3));
-        }
     }
 }

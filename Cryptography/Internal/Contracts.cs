@@ -1,7 +1,8 @@
 // The two primitives AES-GCM-SIV (RFC 8452) is built from, as contracts each instruction set
-// implements in its own file (Aes.<Isa>.cs, Polyval.<Isa>.cs). GcmSiv<TAes, TPolyval> composes them;
-// static abstract members let the JIT specialise and inline the whole composition per backend, so
-// the choice of backend costs one switch per call and nothing in the loops.
+// implements (Aes.Vector.cs over Aes.<Isa>.cs, Polyval.Clmul.cs over Polyval.<Isa>.cs, and the portable
+// files). GcmSiv<TAes, TPolyval> composes them; static abstract members let the JIT specialise and
+// inline the whole composition per backend, so the choice of backend costs one virtual call per
+// message (Backends.cs) and nothing in the loops.
 
 using System;
 using System.Runtime.CompilerServices;
@@ -40,6 +41,9 @@ internal interface IAes
     /// <summary>Expands a 16- or 32-byte key into <paramref name="schedule"/>.</summary>
     static abstract void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule);
 
+    /// <summary>How many bytes at the start of AesKeySchedule a key with <paramref name="rounds"/> rounds uses: what a wipe must cover.</summary>
+    static abstract int ScheduleBytes(int rounds);
+
     /// <summary>
     /// Encrypts <c>input.Length / 16</c> independent blocks (ECB), as key derivation (4 or 6
     /// blocks) and the tag (1 block) need. <paramref name="input"/> and <paramref name="output"/>
@@ -76,6 +80,12 @@ internal interface IPolyval
     /// precompute powers of H only when there are enough blocks to repay it.
     /// </summary>
     static abstract void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key);
+
+    /// <summary>
+    /// How many bytes at the start of PolyvalKey Init leaves untouched for <paramref name="blockCount"/>
+    /// blocks: the wipe covers the rest.
+    /// </summary>
+    static abstract int UnusedKeyPrefixBytes(int blockCount);
 
     /// <summary>
     /// Continues POLYVAL over whole 16-byte blocks: for each block X,

@@ -24,15 +24,45 @@ internal static class GcmSiv<TAes, TPolyval>
     // size of the widest POLYVAL group, so stitching costs no extra reductions.
     private const int StitchBatch = 256;
 
-    // Stack scratch layout (one buffer, so one wipe covers every temporary):
+    // Everything a message's computation keeps in memory, in one stack struct so that one wipe covers
+    // it. The order puts what a hardware backend uses in one run: the POLYVAL key's used entries are
+    // at its end, then the scratch, then the round keys that are used, at the schedule's start.
+    [StructLayout(LayoutKind.Sequential)]
+    private struct MessageState
+    {
+        public PolyvalKey MessageAuthenticationKey;
+        public ScratchBuffer Scratch;
+        public AesKeySchedule MessageEncryptionKey;
+    }
+
+    [InlineArray(ScratchSize)]
+    private struct ScratchBuffer
+    {
+        private byte _element0;
+    }
+
+    /// <summary>
+    /// Zeroes what <paramref name="state"/> may hold: from the first POLYVAL-key byte Init writes for
+    /// <paramref name="polyvalBlocks"/> to the last round-key byte, in one call (the call itself
+    /// costs more than the bytes at these sizes).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void Wipe(ref MessageState state, int rounds, int polyvalBlocks)
+    {
+        int start = TPolyval.UnusedKeyPrefixBytes(polyvalBlocks);
+        int end = Unsafe.SizeOf<PolyvalKey>() + ScratchSize + TAes.ScheduleBytes(rounds);
+        CryptographicOperations.ZeroMemory(MemoryMarshal.CreateSpan(ref Unsafe.As<MessageState, byte>(ref state), end)[start..]);
+    }
+
+    // Scratch layout:
     private const int DerivedOffset = 0;        // 6 AES blocks for key derivation (AES-256 needs 6)
     private const int AccumulatorOffset = 96;   // POLYVAL state S_s
-    private const int BlockOffset = 112;        // a padded partial block, then the length block
+    private const int BlockOffset = 112;        // a padded partial block, then the length block (32 bytes: the tag is written after)
     private const int TagOffset = 128;          // the computed tag
     private const int CounterOffset = 144;      // the CTR counter block
     private const int ReceivedTagOffset = 160;  // decrypt: copy of the tag (plaintext may overlap it)
     private const int NonceOffset = 176;        // decrypt: copy of the nonce (plaintext may overlap it)
-    private const int ScratchSize = 188;
+    private const int ScratchSize = 192;         // 188 used; whole 16-byte blocks keep the round keys after it aligned
 
     [SkipLocalsInit]
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
@@ -45,13 +75,14 @@ internal static class GcmSiv<TAes, TPolyval>
         Span<byte> tag,
         ReadOnlySpan<byte> associatedData)
     {
-        Span<byte> scratch = stackalloc byte[ScratchSize];
-        // Both are written before use and wiped in finally; zero-filling them first would be wasted work.
-        Unsafe.SkipInit(out AesKeySchedule messageEncryptionKey);
-        Unsafe.SkipInit(out PolyvalKey messageAuthenticationKey);
+        // Written before use and wiped in finally; zero-filling it first would be wasted work.
+        Unsafe.SkipInit(out MessageState state);
+        int polyvalBlocks = Math.Max(associatedData.Length, plaintext.Length) / BlockSize;
         try
         {
-            int polyvalBlocks = Math.Max(associatedData.Length, plaintext.Length) / BlockSize;
+            Span<byte> scratch = state.Scratch;
+            ref PolyvalKey messageAuthenticationKey = ref state.MessageAuthenticationKey;
+            ref AesKeySchedule messageEncryptionKey = ref state.MessageEncryptionKey;
             DeriveKeys(in keyGeneratingKey, rounds, nonce, polyvalBlocks, ref messageEncryptionKey, ref messageAuthenticationKey, scratch);
 
             // The tag authenticates before anything is written, so every input has been read before
@@ -59,8 +90,7 @@ internal static class GcmSiv<TAes, TPolyval>
             Span<byte> accumulator = scratch.Slice(AccumulatorOffset, BlockSize);
             accumulator.Clear();
             Absorb(in messageAuthenticationKey, accumulator, associatedData, scratch);
-            Absorb(in messageAuthenticationKey, accumulator, plaintext, scratch);
-            AbsorbLengths(in messageAuthenticationKey, accumulator, associatedData.Length, plaintext.Length, scratch);
+            AbsorbLast(in messageAuthenticationKey, accumulator, plaintext, associatedData.Length, plaintext.Length, scratch);
 
             Span<byte> computedTag = scratch.Slice(TagOffset, BlockSize);
             ComputeTag(in messageEncryptionKey, rounds, nonce, accumulator, computedTag);
@@ -72,9 +102,7 @@ internal static class GcmSiv<TAes, TPolyval>
         }
         finally
         {
-            CryptographicOperations.ZeroMemory(scratch);
-            CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes((Span<ulong>)messageEncryptionKey));
-            CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes((Span<ulong>)messageAuthenticationKey));
+            Wipe(ref state, rounds, polyvalBlocks);
         }
     }
 
@@ -90,19 +118,21 @@ internal static class GcmSiv<TAes, TPolyval>
         Span<byte> plaintext,
         ReadOnlySpan<byte> associatedData)
     {
-        Span<byte> scratch = stackalloc byte[ScratchSize];
-        // Both are written before use and wiped in finally; zero-filling them first would be wasted work.
-        Unsafe.SkipInit(out AesKeySchedule messageEncryptionKey);
-        Unsafe.SkipInit(out PolyvalKey messageAuthenticationKey);
+        // Written before use and wiped in finally; zero-filling it first would be wasted work.
+        Unsafe.SkipInit(out MessageState state);
+        int polyvalBlocks = Math.Max(associatedData.Length, Math.Min(ciphertext.Length, StitchBatch)) / BlockSize;
         try
         {
+            Span<byte> scratch = state.Scratch;
+            ref PolyvalKey messageAuthenticationKey = ref state.MessageAuthenticationKey;
+            ref AesKeySchedule messageEncryptionKey = ref state.MessageEncryptionKey;
+
             // Plaintext is written before the tag is checked, so keep what is read afterwards.
             Span<byte> receivedTag = scratch.Slice(ReceivedTagOffset, BlockSize);
             Span<byte> nonceCopy = scratch.Slice(NonceOffset, NonceSize);
             tag.CopyTo(receivedTag);
             nonce.CopyTo(nonceCopy);
 
-            int polyvalBlocks = Math.Max(associatedData.Length, Math.Min(ciphertext.Length, StitchBatch)) / BlockSize;
             DeriveKeys(in keyGeneratingKey, rounds, nonceCopy, polyvalBlocks, ref messageEncryptionKey, ref messageAuthenticationKey, scratch);
 
             Span<byte> accumulator = scratch.Slice(AccumulatorOffset, BlockSize);
@@ -119,8 +149,7 @@ internal static class GcmSiv<TAes, TPolyval>
             }
 
             TAes.Ctr32(in messageEncryptionKey, rounds, counterBlock, ciphertext[stitched..], plaintext[stitched..]);
-            Absorb(in messageAuthenticationKey, accumulator, plaintext[stitched..], scratch);
-            AbsorbLengths(in messageAuthenticationKey, accumulator, associatedData.Length, plaintext.Length, scratch);
+            AbsorbLast(in messageAuthenticationKey, accumulator, plaintext[stitched..], associatedData.Length, plaintext.Length, scratch);
 
             Span<byte> computedTag = scratch.Slice(TagOffset, BlockSize);
             ComputeTag(in messageEncryptionKey, rounds, nonceCopy, accumulator, computedTag);
@@ -134,9 +163,7 @@ internal static class GcmSiv<TAes, TPolyval>
         }
         finally
         {
-            CryptographicOperations.ZeroMemory(scratch);
-            CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes((Span<ulong>)messageEncryptionKey));
-            CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes((Span<ulong>)messageAuthenticationKey));
+            Wipe(ref state, rounds, polyvalBlocks);
         }
     }
 
@@ -168,21 +195,27 @@ internal static class GcmSiv<TAes, TPolyval>
     internal static int DeriveKeyMaterial(in AesKeySchedule keyGeneratingKey, int rounds, ReadOnlySpan<byte> nonce, Span<byte> derived)
     {
         int blockCount = rounds == 10 ? 4 : 6;
-        Span<byte> blocks = derived[..(blockCount * BlockSize)];
+        ref byte blocks = ref MemoryMarshal.GetReference(derived[..(blockCount * BlockSize)]);
+        ref byte nonceBytes = ref MemoryMarshal.GetReference(nonce[..NonceSize]);
+        Vector128<uint> block = Vector128.Create(
+            0u,
+            Unsafe.ReadUnaligned<uint>(ref nonceBytes),
+            Unsafe.ReadUnaligned<uint>(ref Unsafe.Add(ref nonceBytes, 4)),
+            Unsafe.ReadUnaligned<uint>(ref Unsafe.Add(ref nonceBytes, 8)));
         for (int i = 0; i < blockCount; i++)
         {
-            Span<byte> block = blocks.Slice(i * BlockSize, BlockSize);
-            BinaryPrimitives.WriteUInt32LittleEndian(block, (uint)i);
-            nonce.CopyTo(block[4..]);
+            // LE32(i) || nonce: lane 0 is the little-endian counter.
+            block.WithElement(0, (uint)i).StoreUnsafe(ref Unsafe.As<byte, uint>(ref blocks), (nuint)(i * 4));
         }
 
-        TAes.EncryptBlocks(in keyGeneratingKey, rounds, blocks, blocks);
+        Span<byte> encrypted = derived[..(blockCount * BlockSize)];
+        TAes.EncryptBlocks(in keyGeneratingKey, rounds, encrypted, encrypted);
 
-        // Keep the first half of each block, packed. Each move goes to a lower address, so the
-        // overlapping copies are safe.
+        // Keep the first half of each block, packed. Each move goes to a lower address and reads
+        // before it writes, so the overlapping copies are safe.
         for (int i = 1; i < blockCount; i++)
         {
-            blocks.Slice(i * BlockSize, 8).CopyTo(blocks[(i * 8)..]);
+            Unsafe.WriteUnaligned(ref Unsafe.Add(ref blocks, i * 8), Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref blocks, i * BlockSize)));
         }
 
         return (blockCount - 2) * 8;
@@ -207,14 +240,33 @@ internal static class GcmSiv<TAes, TPolyval>
         }
     }
 
-    /// <summary>The length block: LE64 of the AAD's length in bits, then LE64 of the plaintext's.</summary>
+    /// <summary>
+    /// The rest of the plaintext, then the length block (LE64 of the AAD's length in bits, then LE64
+    /// of the plaintext's). A final partial block and the length block are laid out side by side and
+    /// go through one Update, so a backend can take them as one group with one reduction.
+    /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
-    private static void AbsorbLengths(in PolyvalKey key, Span<byte> accumulator, int associatedDataLength, int plaintextLength, Span<byte> scratch)
+    private static void AbsorbLast(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> data, int associatedDataLength, int plaintextLength, Span<byte> scratch)
     {
-        Span<byte> lengthBlock = scratch.Slice(BlockOffset, BlockSize);
+        int whole = data.Length & ~(BlockSize - 1);
+        if (whole != 0)
+        {
+            TPolyval.Update(in key, accumulator, data[..whole]);
+        }
+
+        int partial = data.Length - whole;
+        int last = partial == 0 ? BlockSize : 2 * BlockSize;
+        Span<byte> blocks = scratch.Slice(BlockOffset, last);
+        if (partial != 0)
+        {
+            blocks[..BlockSize].Clear();
+            data[whole..].CopyTo(blocks);
+        }
+
+        Span<byte> lengthBlock = blocks[(last - BlockSize)..];
         BinaryPrimitives.WriteUInt64LittleEndian(lengthBlock, (ulong)associatedDataLength * 8);
         BinaryPrimitives.WriteUInt64LittleEndian(lengthBlock[8..], (ulong)plaintextLength * 8);
-        TPolyval.Update(in key, accumulator, lengthBlock);
+        TPolyval.Update(in key, accumulator, blocks);
     }
 
     /// <summary>tag = AES(messageEncryptionKey, (S_s XOR nonce) with the top bit of byte 15 cleared).</summary>
@@ -244,7 +296,7 @@ internal static class GcmSiv<TAes, TPolyval>
     /// multiplier idle between groups) with the AES rounds, and the plaintext is read back from L1.
     /// Lengths are whole batches; the counter and accumulator are updated in place.
     /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     private static void StitchedDecrypt(
         in AesKeySchedule messageEncryptionKey,
         int rounds,

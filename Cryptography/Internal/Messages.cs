@@ -17,5 +17,4 @@ internal static class Messages
     public const string SealedMessageTooShort = "A sealed message is at least 28 bytes: a 12-byte nonce and a 16-byte tag.";
     public const string TagOverlapsCiphertext = "The tag buffer must not overlap the ciphertext buffer.";
     public const string BackendNotSupported = "The backend {0} is not supported on this machine.";
-    public const string UnknownBackend = "Unknown backend {0}.";
 }

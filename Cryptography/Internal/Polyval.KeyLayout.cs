@@ -1,5 +1,5 @@
-// The layout of PolyvalKey that the carry-less-multiply backends share (Polyval.Pclmulqdq.cs,
-// Polyval.Vpclmulqdq.cs, Polyval.Pmull.cs): where each power of H and its Karatsuba half lives.
+// The layout of PolyvalKey that the carry-less-multiply backends share (Polyval.Clmul.cs and
+// Polyval.Vpclmulqdq.cs): where each power of H and its Karatsuba half lives.
 //
 // It is written with the portable Vector128 API only. An instruction-set intrinsic here would be
 // compiled into every backend and throw PlatformNotSupportedException on the others: that is how
@@ -24,14 +24,21 @@ internal static class PolyvalKeyLayout
     /// <summary>How many powers of H pay for themselves on <paramref name="blockCount"/> blocks.</summary>
     public static int PowersFor(int blockCount) => blockCount >= 16 ? 16 : blockCount >= 8 ? 8 : 1;
 
+    /// <summary>Bytes before the first entry Init writes for <paramref name="blockCount"/> blocks (H^n at entry 16 - n).</summary>
+    public static int UnusedPrefixBytes(int blockCount) => PowerIndex(PowersFor(blockCount)) * 16;
+
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static int PowerIndex(int exponent) => MaxPowers - exponent;
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static void Store(ref Vector128<ulong> table, int exponent, Vector128<ulong> power)
     {
         Unsafe.Add(ref table, PowerIndex(exponent)) = power;
         Unsafe.Add(ref table, KaratsubaIndex + PowerIndex(exponent)) = power ^ Vector128.Shuffle(power, Vector128.Create(1UL, 0UL));
     }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static Vector128<ulong> Power(ref Vector128<ulong> table, int exponent) => Unsafe.Add(ref table, PowerIndex(exponent));
 
     public static void SetPowerCount(ref Vector128<ulong> table, int count) =>
         Unsafe.Add(ref table, CountIndex) = Vector128.Create((ulong)count);

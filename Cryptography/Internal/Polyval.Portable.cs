@@ -51,11 +51,10 @@ internal readonly struct PolyvalPortable : IPolyval
         // H as two little-endian ulongs: key[0] = x^0..x^63, key[1] = x^64..x^127.
         key[0] = BinaryPrimitives.ReadUInt64LittleEndian(h);
         key[1] = BinaryPrimitives.ReadUInt64LittleEndian(h.Slice(8));
-        for (int i = 2; i < PolyvalKey.Length; i++)
-        {
-            key[i] = 0;
-        }
     }
+
+    /// <summary>H is the first 16 bytes; the wipe covers the whole key anyway (this backend is not the fast path).</summary>
+    public static int UnusedKeyPrefixBytes(int blockCount) => 0;
 
     public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
     {

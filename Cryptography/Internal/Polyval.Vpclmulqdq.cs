@@ -1,7 +1,8 @@
 // POLYVAL (RFC 8452 section 3) with VPCLMULQDQ on 256-bit vectors: two blocks per carry-less
-// multiply. Same arithmetic and key layout as Polyval.Pclmulqdq.cs. Long inputs go 16 blocks per
-// reduction (8 block pairs against H^16..H^1), which halves the reductions on the accumulator's
-// critical path compared with 8; then one group of 8; the rest one block at a time (128-bit path).
+// multiply. Same arithmetic and key layout as Polyval.Clmul.cs, whose 128-bit body does the key
+// powers and what is left after the wide groups. Long inputs go 16 blocks per reduction (8 block
+// pairs against H^16..H^1), which halves the reductions on the accumulator's critical path
+// compared with 8; then groups of 8; the rest through the 128-bit body.
 
 using System;
 using System.Runtime.CompilerServices;
@@ -13,10 +14,12 @@ namespace Cryptography.Internal;
 
 internal readonly struct PolyvalVpclmulqdq : IPolyval
 {
-    public static bool IsSupported => Pclmulqdq.V256.IsSupported && Avx2.IsSupported && PolyvalPclmulqdq.IsSupported;
+    public static bool IsSupported => Pclmulqdq.V256.IsSupported && Avx2.IsSupported && Pclmul.IsSupported;
 
     public static void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key) =>
-        PolyvalPclmulqdq.Init(h, blockCount, ref key);
+        PolyvalClmul<Pclmul>.Init(h, blockCount, ref key);
+
+    public static int UnusedKeyPrefixBytes(int blockCount) => PolyvalKeyLayout.UnusedPrefixBytes(blockCount);
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
@@ -47,7 +50,7 @@ internal readonly struct PolyvalVpclmulqdq : IPolyval
 
         if (wide != blocks.Length)
         {
-            PolyvalPclmulqdq.Update(in key, accumulator, blocks[wide..]);
+            PolyvalClmul<Pclmul>.Update(in key, accumulator, blocks[wide..]);
         }
     }
 
@@ -85,7 +88,7 @@ internal readonly struct PolyvalVpclmulqdq : IPolyval
         Vector128<ulong> lo128 = lo.GetLower() ^ lo.GetUpper();
         Vector128<ulong> hi128 = hi.GetLower() ^ hi.GetUpper();
         Vector128<ulong> mid128 = mid.GetLower() ^ mid.GetUpper();
-        return PolyvalClmul.Reduce(lo128, mid128 ^ lo128 ^ hi128, hi128);
+        return PolyvalClmul<Pclmul>.Reduce(lo128, mid128 ^ lo128 ^ hi128, hi128);
     }
 
     /// <summary>Adds the unreduced Karatsuba products of two blocks by two powers to lo, mid, hi.</summary>

@@ -1,0 +1,129 @@
+// Where one message's time goes on the x64 backends: each step of GcmSiv (RFC 8452 sections 4 and 5)
+// alone, on the inputs a Size-byte message without associated data gives it, next to the whole
+// internal call, the public call and BoringSSL's seal and open of the same message. The steps
+// overlap in the whole call (the CPU runs POLYVAL and the key expansion side by side), so they do
+// not add up to it; what is left of the public call after the internal one is the API's own work
+// (argument checks, the call counter that keeps Dispose from wiping a key in use, one virtual call).
+//
+//   dotnet run -c Release --project Benchmarks -- --filter '*MessageCostBenchmarks*'
+
+using System;
+using System.Runtime.InteropServices;
+using System.Security.Cryptography;
+using BenchmarkDotNet.Attributes;
+using Cryptography;
+using Cryptography.Internal;
+
+namespace Benchmarks;
+
+public class MessageCostBenchmarks
+{
+    private const int NonceSize = 12;
+    private const int TagSize = 16;
+
+    private readonly byte[] _nonce = RandomNumberGenerator.GetBytes(NonceSize);
+    private readonly byte[] _derived = new byte[96];
+    private readonly byte[] _accumulator = new byte[16];
+    private readonly byte[] _block = new byte[16];
+    private readonly byte[] _tag = new byte[TagSize];
+    private readonly byte[] _otherTag = new byte[TagSize];
+    private readonly byte[] _wipe = new byte[1024];
+    private AesKeySchedule _keyGeneratingKey;
+    private AesKeySchedule _messageEncryptionKey;
+    private PolyvalKey _messageAuthenticationKey;
+    private CallCounter _calls;
+    private byte[] _plaintext = [];
+    private byte[] _ciphertext = [];
+    private byte[] _polyvalInput = [];
+    private byte[] _sealed = [];
+    private byte[] _output = [];
+    private AesGcmSiv _aead = null!;
+    private BoringSslPeer? _boringSsl;
+
+    /// <summary>Message sizes: a small record and a QUIC packet's payload.</summary>
+    [Params(64, 1350)]
+    public int Size { get; set; }
+
+    /// <summary>AES key size in bytes.</summary>
+    [Params(16, 32)]
+    public int KeySize { get; set; }
+
+    private int Rounds => KeySize == 16 ? 10 : 14;
+
+    // What GcmSiv.Encrypt wipes for this message: from the first POLYVAL-key entry used to the
+    // last round-key byte (GcmSiv.Wipe).
+    private int WipeBytes => Marshal.SizeOf<PolyvalKey>() - PolyvalKeyLayout.UnusedPrefixBytes(Size / 16) + 192 + ((Rounds + 1) * 16);
+
+    [GlobalSetup]
+    public void Setup()
+    {
+        byte[] key = RandomNumberGenerator.GetBytes(KeySize);
+        _plaintext = RandomNumberGenerator.GetBytes(Size);
+        _ciphertext = new byte[Size];
+        _output = new byte[Size];
+        _polyvalInput = new byte[((Size + 15) & ~15) + 16];
+        _sealed = new byte[Size + TagSize];
+        _aead = new AesGcmSiv(key, AesGcmSivBackend.AesNiVpclmulqdq);
+        _aead.Encrypt(_nonce, _plaintext, _sealed.AsSpan(0, Size), _sealed.AsSpan(Size));
+        AesVector<AesNi>.ExpandKey(key, ref _keyGeneratingKey);
+        int encryptionKeyLength = GcmSiv<AesVector<AesNi>, PolyvalVpclmulqdq>.DeriveKeyMaterial(in _keyGeneratingKey, Rounds, _nonce, _derived);
+        AesVector<AesNi>.ExpandKey(_derived.AsSpan(16, encryptionKeyLength), ref _messageEncryptionKey);
+        if (Requirements.Holds(Requirement.BoringSsl))
+        {
+            _boringSsl = new BoringSslPeer(key);
+            _boringSsl.Prepare(_plaintext);
+        }
+    }
+
+    [GlobalCleanup]
+    public void Cleanup()
+    {
+        _aead.Dispose();
+        _boringSsl?.Dispose();
+    }
+
+    [Benchmark(Description = "1 key derivation (AES of 4 or 6 nonce blocks)"), Requires(Requirement.BackendAesNiVpclmulqdq)]
+    public int DeriveKeyMaterial() =>
+        GcmSiv<AesVector<AesNi>, PolyvalVpclmulqdq>.DeriveKeyMaterial(in _keyGeneratingKey, Rounds, _nonce, _derived);
+
+    [Benchmark(Description = "2 message-encryption key expansion"), Requires(Requirement.BackendAesNiVpclmulqdq)]
+    public void ExpandKey() => AesVector<AesNi>.ExpandKey(_derived.AsSpan(16, KeySize), ref _messageEncryptionKey);
+
+    [Benchmark(Description = "3 POLYVAL key powers + message and length blocks"), Requires(Requirement.BackendAesNiVpclmulqdq)]
+    public void Polyval()
+    {
+        PolyvalVpclmulqdq.Init(_derived.AsSpan(0, 16), Size / 16, ref _messageAuthenticationKey);
+        PolyvalVpclmulqdq.Update(in _messageAuthenticationKey, _accumulator, _polyvalInput);
+    }
+
+    [Benchmark(Description = "4 tag (one AES block)"), Requires(Requirement.BackendAesNiVpclmulqdq)]
+    public void Tag() => AesVector<AesNi>.EncryptBlocks(in _messageEncryptionKey, Rounds, _block, _tag);
+
+    [Benchmark(Description = "5 CTR over the message"), Requires(Requirement.BackendAesNiVpclmulqdq)]
+    public void Ctr() => AesVector<AesNi>.Ctr32(in _messageEncryptionKey, Rounds, _block, _plaintext, _ciphertext);
+
+    [Benchmark(Description = "6 wipe of the per-message state"), Requires(Requirement.BackendAesNiVpclmulqdq)]
+    public void Wipe() => CryptographicOperations.ZeroMemory(_wipe.AsSpan(0, WipeBytes));
+
+    [Benchmark(Description = "7 call counter enter + exit"), Requires(Requirement.BackendAesNiVpclmulqdq)]
+    public bool CallCounter() => _calls.TryEnter() && !_calls.Exit();
+
+    [Benchmark(Description = "8 FixedTimeEquals of two tags"), Requires(Requirement.BackendAesNiVpclmulqdq)]
+    public bool CompareTags() => CryptographicOperations.FixedTimeEquals(_tag, _otherTag);
+
+    [Benchmark(Description = "GcmSiv.Encrypt (internal, whole)"), Requires(Requirement.BackendAesNiVpclmulqdq)]
+    public void InternalEncrypt() =>
+        GcmSiv<AesVector<AesNi>, PolyvalVpclmulqdq>.Encrypt(in _keyGeneratingKey, Rounds, _nonce, _plaintext, _ciphertext, _tag, default);
+
+    [Benchmark(Description = "AesGcmSiv.Encrypt (public)"), Requires(Requirement.BackendAesNiVpclmulqdq)]
+    public void PublicEncrypt() => _aead.Encrypt(_nonce, _plaintext, _ciphertext, _tag);
+
+    [Benchmark(Description = "AesGcmSiv.Decrypt (public)"), Requires(Requirement.BackendAesNiVpclmulqdq)]
+    public void PublicDecrypt() => _aead.Decrypt(_nonce, _sealed.AsSpan(0, Size), _sealed.AsSpan(Size), _output);
+
+    [Benchmark(Description = "BoringSSL seal"), Requires(Requirement.BoringSsl)]
+    public void BoringSslSeal() => _boringSsl?.Encrypt();
+
+    [Benchmark(Description = "BoringSSL open"), Requires(Requirement.BoringSsl)]
+    public void BoringSslOpen() => _boringSsl?.Decrypt();
+}

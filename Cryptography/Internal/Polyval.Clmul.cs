@@ -1,0 +1,185 @@
+// POLYVAL (RFC 8452 section 3) over a 64x64 -> 128-bit carry-less multiply: the one body the
+// x64 (PCLMULQDQ) and ARM64 (PMULL) backends share. Each instruction set supplies only the four
+// products and a half swap (ICarrylessMultiply, in Polyval.Pclmulqdq.cs and Polyval.Pmull.cs); the
+// grouping, Karatsuba and reduction are written once here, and the JIT compiles one copy per
+// instruction set with the primitives inlined.
+//
+// Field elements are 128-bit little-endian values, so a block loads straight into a vector with no
+// byte reversal. dot(a, b) = a * b * x^-128 mod x^128 + x^127 + x^126 + x^121 + 1: a 256-bit
+// carry-less product, then a Montgomery reduction by x^128 in two folds of 64 bits each.
+//
+// From 8 blocks on, powers of H are precomputed and a group of n blocks shares one reduction:
+//   acc' = (acc ^ X1)*H^n ^ X2*H^(n-1) ^ ... ^ Xn*H^1, reduced once (reduction is linear),
+// each product by Karatsuba (3 multiplies) with (h.lo ^ h.hi) precomputed per power. The loop is
+// bound by the latency of the accumulator chain (multiply, fold, reduce), not by the multiplier,
+// so the product that needs the accumulator is added last: the other n-1 do not wait for it.
+
+using System;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Runtime.Intrinsics;
+
+namespace Cryptography.Internal;
+
+/// <summary>The carry-less multiply an instruction set provides, as POLYVAL needs it.</summary>
+internal interface ICarrylessMultiply
+{
+    static abstract bool IsSupported { get; }
+
+    /// <summary>a.lo * b.lo as a 128-bit product.</summary>
+    static abstract Vector128<ulong> Lower(Vector128<ulong> a, Vector128<ulong> b);
+
+    /// <summary>a.hi * b.hi.</summary>
+    static abstract Vector128<ulong> Upper(Vector128<ulong> a, Vector128<ulong> b);
+
+    /// <summary>a.lo * b.hi.</summary>
+    static abstract Vector128<ulong> LowerUpper(Vector128<ulong> a, Vector128<ulong> b);
+
+    /// <summary>a.hi * b.lo.</summary>
+    static abstract Vector128<ulong> UpperLower(Vector128<ulong> a, Vector128<ulong> b);
+
+    /// <summary>The two 64-bit halves exchanged.</summary>
+    static abstract Vector128<ulong> SwapHalves(Vector128<ulong> x);
+}
+
+/// <summary>POLYVAL on any <see cref="ICarrylessMultiply"/>; the key layout is <see cref="PolyvalKeyLayout"/>.</summary>
+internal readonly struct PolyvalClmul<TClmul> : IPolyval
+    where TClmul : ICarrylessMultiply
+{
+    public static bool IsSupported => TClmul.IsSupported;
+
+    /// <summary>
+    /// Stores H^1..H^n (n from <see cref="PolyvalKeyLayout.PowersFor"/>). H^e is H^(e - p) * H^p
+    /// with p the largest power of two below e, so the products form a tree of depth log2(n): 4
+    /// multiplies on the critical path for 16 powers instead of 15 in a chain, the rest overlapping.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
+    public static void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
+    {
+        ref Vector128<ulong> table = ref PolyvalKeyLayout.Table(in key);
+        int powers = PolyvalKeyLayout.PowersFor(blockCount);
+        PolyvalKeyLayout.Store(ref table, 1, Vector128.Create<byte>(h).AsUInt64());
+        for (int half = 1; half < powers; half *= 2)
+        {
+            Vector128<ulong> high = PolyvalKeyLayout.Power(ref table, half);
+            for (int low = 1; low <= half && half + low <= powers; low++)
+            {
+                PolyvalKeyLayout.Store(ref table, half + low, Dot(high, PolyvalKeyLayout.Power(ref table, low)));
+            }
+        }
+
+        PolyvalKeyLayout.SetPowerCount(ref table, powers);
+    }
+
+    /// <summary>Init writes entries 16 - n .. 32 (n powers, their halves, the count): everything before is untouched.</summary>
+    public static int UnusedKeyPrefixBytes(int blockCount) => PolyvalKeyLayout.UnusedPrefixBytes(blockCount);
+
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
+    {
+        ref Vector128<ulong> table = ref PolyvalKeyLayout.Table(in key);
+        ref byte source = ref MemoryMarshal.GetReference(blocks);
+        Vector128<ulong> acc = Vector128.Create<byte>(accumulator).AsUInt64();
+        acc = UpdateBlocks(ref table, PolyvalKeyLayout.PowerCount(in key), acc, ref source, (nuint)blocks.Length);
+        acc.AsByte().CopyTo(accumulator);
+    }
+
+    /// <summary>
+    /// The blocks at <paramref name="source"/> (a whole number, <paramref name="length"/> bytes) into
+    /// <paramref name="acc"/>: groups of 16 or 8 while they last, then the rest as one group when
+    /// enough powers exist (one reduction instead of one per block), else block by block. Powers
+    /// come in counts of 1, 8 or 16 (<see cref="PolyvalKeyLayout.PowersFor"/>).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static Vector128<ulong> UpdateBlocks(ref Vector128<ulong> table, int powerCount, Vector128<ulong> acc, ref byte source, nuint length)
+    {
+        nuint offset = 0;
+        if (powerCount == 16)
+        {
+            for (; length - offset >= 256; offset += 256)
+            {
+                acc = Group(ref source, offset, ref table, 16, acc);
+            }
+        }
+        else if (powerCount == 8)
+        {
+            for (; length - offset >= 128; offset += 128)
+            {
+                acc = Group(ref source, offset, ref table, 8, acc);
+            }
+        }
+
+        int rest = (int)((length - offset) / 16);
+        if (rest > 1 && rest <= powerCount)
+        {
+            return Group(ref source, offset, ref table, rest, acc);
+        }
+
+        Vector128<ulong> hKey = PolyvalKeyLayout.Power(ref table, 1);
+        for (; offset < length; offset += 16)
+        {
+            acc = Dot(acc ^ Vector128.LoadUnsafe(ref source, offset).AsUInt64(), hKey);
+        }
+
+        return acc;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static Vector128<ulong> Update16(in PolyvalKey key, Vector128<ulong> accumulator, ref byte blocks) =>
+        Group(ref blocks, 0, ref PolyvalKeyLayout.Table(in key), 16, accumulator);
+
+    /// <summary>
+    /// One group of <paramref name="count"/> blocks: block i meets H^(count - i), at table entry
+    /// 16 - count + i. Block 0, which carries the accumulator, is multiplied and added last.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static Vector128<ulong> Group(ref byte source, nuint offset, ref Vector128<ulong> table, int count, Vector128<ulong> acc)
+    {
+        ref Vector128<ulong> powers = ref Unsafe.Add(ref table, PolyvalKeyLayout.PowerIndex(count));
+        ref Vector128<ulong> halves = ref Unsafe.Add(ref table, PolyvalKeyLayout.KaratsubaIndex + PolyvalKeyLayout.PowerIndex(count));
+        Vector128<ulong> lo = Vector128<ulong>.Zero, mid = Vector128<ulong>.Zero, hi = Vector128<ulong>.Zero;
+        Vector128<ulong> x, power;
+        for (int i = 1; i < count; i++)
+        {
+            x = Vector128.LoadUnsafe(ref source, offset + (nuint)(16 * i)).AsUInt64();
+            power = Unsafe.Add(ref powers, i);
+            lo ^= TClmul.Lower(x, power);
+            hi ^= TClmul.Upper(x, power);
+            mid ^= TClmul.Lower(x ^ TClmul.SwapHalves(x), Unsafe.Add(ref halves, i));
+        }
+
+        x = Vector128.LoadUnsafe(ref source, offset).AsUInt64() ^ acc;
+        lo ^= TClmul.Lower(x, powers);
+        hi ^= TClmul.Upper(x, powers);
+        mid ^= TClmul.Lower(x ^ TClmul.SwapHalves(x), halves);
+        return Reduce(lo, mid ^ lo ^ hi, hi);
+    }
+
+    /// <summary>dot(a, b) for one pair: schoolbook (4 multiplies beat Karatsuba's extra XORs for a single product).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static Vector128<ulong> Dot(Vector128<ulong> a, Vector128<ulong> b)
+    {
+        Vector128<ulong> lo = TClmul.Lower(a, b);
+        Vector128<ulong> hi = TClmul.Upper(a, b);
+        Vector128<ulong> mid = TClmul.LowerUpper(a, b) ^ TClmul.UpperLower(a, b);
+        return Reduce(lo, mid, hi);
+    }
+
+    /// <summary>
+    /// Montgomery reduction of the 256-bit product hi:lo (+ mid shifted by 64) by x^128. Each fold
+    /// multiplies the low 64 bits by 0xC200000000000000 (x^63 + x^62 + x^57: the terms of the
+    /// field polynomial x^127 + x^126 + x^121 shifted down by 64) and adds it one word higher,
+    /// which cancels those 64 bits; two folds clear the low 128 bits, leaving the result in the top.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static Vector128<ulong> Reduce(Vector128<ulong> lo, Vector128<ulong> mid, Vector128<ulong> hi)
+    {
+        Vector128<ulong> swapped = TClmul.SwapHalves(mid);
+        lo ^= swapped & Vector128.Create(0UL, ulong.MaxValue);
+        hi ^= swapped & Vector128.Create(ulong.MaxValue, 0UL);
+        Vector128<ulong> polynomial = Vector128.Create(0xC200000000000000UL);
+        lo = TClmul.SwapHalves(lo) ^ TClmul.Lower(lo, polynomial);
+        lo = TClmul.SwapHalves(lo) ^ TClmul.Lower(lo, polynomial);
+        return hi ^ lo;
+    }
+}
