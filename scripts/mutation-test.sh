@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Mutation testing of the library with Stryker.NET (dotnet-stryker, pinned in .config/dotnet-tools.json)
+# and the NUnit suite in Tests/ (the LargeMemory category left out: minutes per run, and covered by the
+# rest at smaller sizes). Figures and the surviving mutants: docs/testing.md.
+#
+#   scripts/mutation-test.sh                          the files stryker-config.json names (the parsers,
+#                                                     the public type, RFC 8452's composition, the nonce history)
+#   scripts/mutation-test.sh 'Internal/**/*.cs' ...   files under Cryptography/ matching these globs instead
+#   scripts/mutation-test.sh --since main             only the files changed since main (for CI or a review)
+#
+# Output: StrykerOutput/<date>/reports/mutation-report.html and .json (ignored by git), and a
+# per-file table on stdout. Runs one test session at a time, niced: it takes hours over all of
+# Cryptography/ on two cores (every mutant of the AES and POLYVAL code runs most of the suite).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dotnet tool restore > /dev/null
+
+args=()
+if [ "${1:-}" = "--since" ]; then
+  args+=(--since:"${2:?branch or commit}")
+  shift 2
+fi
+for glob in "$@"; do
+  args+=(--mutate "**/$glob")
+done
+
+out=$PWD/StrykerOutput
+cd Tests
+nice -n 15 dotnet tool run dotnet-stryker --config-file ../stryker-config.json --output "$out/$(date -u +%Y%m%d-%H%M%S)" "${args[@]}"
