@@ -1,11 +1,10 @@
 // encrypt and decrypt: the library's streams between the input and the output. The streams seal and
-// open large bodies in batches on --threads threads with read-ahead and write-behind of their own
-// (RecordPipeline in the library), so all the tool adds is the files, the key and the progress.
+// open records on --threads threads with read-ahead and write-behind of their own, so all the tool
+// adds is the files, the key and the progress.
 //
-// Safety on failure: a file output is an OutputFile (written under a temporary name, renamed into
-// place only after the last record was written or verified, deleted otherwise). On standard output,
-// decrypt writes only data the stream has verified (a record marked as the last only once nothing
-// follows it), and a failure exits non-zero; encrypt aborts the stream on failure, so the last record
+// Safety on failure: a file output is an OutputFile, renamed into place only after the last record was
+// written or verified, and deleted otherwise. On standard output, decrypt writes only data the stream
+// has verified, and a failure exits non-zero; encrypt aborts the stream on failure, so the last record
 // is never written and a decoder sees the body truncated rather than complete.
 
 using System;
@@ -24,67 +23,48 @@ internal static class FileCommands
     public static int Encrypt(string keyPath, ContentCoding coding, int recordSize, string? keyId, int threads, string inputPath, string outputPath, bool force, CancellationToken cancellationToken)
     {
         byte[] keyIdBytes = keyId is null ? [] : System.Text.Encoding.UTF8.GetBytes(keyId);
-        byte[] key = KeyFile.Read(keyPath);
-        try
+        return Run(keyPath, inputPath, outputPath, force, mode: null, binaryRefusedOnTerminal: true, cancellationToken, (key, input, output) =>
         {
-            using Source source = Source.Open(inputPath);
-            using Sink sink = Sink.Open(outputPath, force, mode: null, binaryRefusedOnTerminal: true, cancellationToken);
-            var encrypting = new ContentEncryptingStream(sink, key, coding, recordSize, keyIdBytes, leaveOpen: true) { MaxDegreeOfParallelism = threads };
+            var encrypting = new ContentEncryptingStream(output, key, coding, recordSize, keyIdBytes, leaveOpen: true) { MaxDegreeOfParallelism = threads };
             try
             {
-                ProgressDisplay.Run(ProgressDisplay.ShouldShow(sink), "Encrypting", source.KnownLength, report =>
-                    Copy(source, encrypting, source, report, cancellationToken));
-
-                // Only now, with every record written, the file is renamed into place.
+                Copy(input, encrypting, "Encrypting", input, output, cancellationToken);
                 encrypting.FlushFinalBlock();
             }
             finally
             {
                 encrypting.Abort();   // after FlushFinalBlock only a release; before it, no last record
             }
-
-            sink.Flush();
-            cancellationToken.ThrowIfCancellationRequested();
-            sink.Commit();
-            return ExitCodes.Success;
-        }
-        finally
-        {
-            CryptographicOperations.ZeroMemory(key);
-        }
+        });
     }
 
-    public static int Decrypt(string keyPath, ContentCoding coding, int threads, string inputPath, string outputPath, bool force, CancellationToken cancellationToken)
+    public static int Decrypt(string keyPath, ContentCoding coding, int threads, string inputPath, string outputPath, bool force, CancellationToken cancellationToken) =>
+        Run(keyPath, inputPath, outputPath, force, OutputFile.OwnerOnly, binaryRefusedOnTerminal: false, cancellationToken, (key, input, output) =>
+        {
+            using var decrypting = new ContentDecryptingStream(input, key, coding, leaveOpen: true) { MaxDegreeOfParallelism = threads };
+            try
+            {
+                Copy(decrypting, output, "Decrypting", input, output, cancellationToken);
+            }
+            catch (ContentEncodingException exception)
+            {
+                throw new ToolException(ExitCodes.Data, DescribeFailure(exception, decrypting, input, output), exception);
+            }
+        });
+
+    /// <summary>Reads the key, opens the input and the output, runs <paramref name="work"/> and, only
+    /// if it completed uninterrupted, makes the output final. The key is wiped either way.</summary>
+    private static int Run(string keyPath, string inputPath, string outputPath, bool force, UnixFileMode? mode, bool binaryRefusedOnTerminal, CancellationToken cancellationToken, Action<byte[], Endpoint, Endpoint> work)
     {
         byte[] key = KeyFile.Read(keyPath);
         try
         {
-            using Source source = Source.Open(inputPath);
-            using Sink sink = Sink.Open(outputPath, force, OutputFile.OwnerOnly, binaryRefusedOnTerminal: false, cancellationToken);
-            using var decrypting = new ContentDecryptingStream(source, key, coding, leaveOpen: true) { MaxDegreeOfParallelism = threads };
-            try
-            {
-                ProgressDisplay.Run(ProgressDisplay.ShouldShow(sink), "Decrypting", source.KnownLength, report =>
-                    Copy(decrypting, sink, source, report, cancellationToken));
-            }
-            catch (ContentEncodingException exception)
-            {
-                // Where the failure is: a bad full record ends at its record boundary (the stream may have
-                // read ahead of it); a record after the last one, a short final record and a missing last
-                // record are at the end of what was read.
-                long bytesRead = source.BytesRead;
-                ContentEncodingHeader? header = decrypting.Header;
-                if (header is not null && exception.RecordIndex is { } index && decrypting.RecordCount <= index)
-                {
-                    bytesRead = Math.Min(bytesRead, header.Length + ((index + 1) * header.RecordSize));
-                }
-
-                throw new ToolException(ExitCodes.Data, DescribeFailure(exception, header, source.Name, bytesRead, sink), exception);
-            }
-
-            sink.Flush();
+            using Endpoint input = Endpoint.OpenInput(inputPath);
+            using Endpoint output = Endpoint.OpenOutput(outputPath, force, mode, binaryRefusedOnTerminal, cancellationToken);
+            work(key, input, output);
+            output.Flush();
             cancellationToken.ThrowIfCancellationRequested();
-            sink.Commit();
+            output.Commit();
             return ExitCodes.Success;
         }
         finally
@@ -93,27 +73,30 @@ internal static class FileCommands
         }
     }
 
-    /// <summary>Copies <paramref name="from"/> to <paramref name="to"/>, reporting the input's position at
+    /// <summary>Copies <paramref name="from"/> to <paramref name="to"/>, showing the input's position at
     /// most ten times a second. The buffer holds plaintext either way: pinned, and wiped at the end.</summary>
-    private static void Copy(Stream from, Stream to, Source input, Action<long>? report, CancellationToken cancellationToken)
+    private static void Copy(Stream from, Stream to, string description, Endpoint input, Endpoint output, CancellationToken cancellationToken)
     {
         byte[] buffer = GC.AllocateUninitializedArray<byte>(CopyBufferSize, pinned: true);
         try
         {
-            long nextReport = Environment.TickCount64 + ProgressDisplay.IntervalMilliseconds;
-            int read;
-            while ((read = from.Read(buffer)) > 0)
+            ProgressDisplay.Run(ProgressDisplay.ShouldShow(output), description, input.KnownLength, report =>
             {
-                cancellationToken.ThrowIfCancellationRequested();
-                to.Write(buffer, 0, read);
-                if (report is not null && Environment.TickCount64 >= nextReport)
+                long nextReport = Environment.TickCount64 + ProgressDisplay.IntervalMilliseconds;
+                int read;
+                while ((read = from.Read(buffer)) > 0)
                 {
-                    report(input.BytesRead);
-                    nextReport = Environment.TickCount64 + ProgressDisplay.IntervalMilliseconds;
+                    cancellationToken.ThrowIfCancellationRequested();
+                    to.Write(buffer, 0, read);
+                    if (report is not null && Environment.TickCount64 >= nextReport)
+                    {
+                        report(input.BytesPassed);
+                        nextReport = Environment.TickCount64 + ProgressDisplay.IntervalMilliseconds;
+                    }
                 }
-            }
 
-            cancellationToken.ThrowIfCancellationRequested();
+                cancellationToken.ThrowIfCancellationRequested();
+            });
         }
         finally
         {
@@ -123,8 +106,17 @@ internal static class FileCommands
 
     /// <summary>Says what went wrong and where: the byte offset in the input, the record, and what
     /// became of the output.</summary>
-    internal static string DescribeFailure(ContentEncodingException exception, ContentEncodingHeader? header, string inputName, long bytesRead, Sink sink)
+    private static string DescribeFailure(ContentEncodingException exception, ContentDecryptingStream decrypting, Endpoint input, Endpoint output)
     {
+        // A bad full record ends at its record boundary (the stream may have read ahead of it); a record
+        // after the last one, a short final record and a missing last record are at the end of what was read.
+        long bytesRead = input.BytesPassed;
+        ContentEncodingHeader? header = decrypting.Header;
+        if (header is not null && exception.RecordIndex is { } failed && decrypting.RecordCount <= failed)
+        {
+            bytesRead = Math.Min(bytesRead, header.Length + ((failed + 1) * header.RecordSize));
+        }
+
         string where;
         string hint = string.Empty;
         if (exception is ContentEncodingHeaderException || header is null)
@@ -166,12 +158,10 @@ internal static class FileCommands
             where = "in the input";
         }
 
-        string output = sink.IsStandardOutput
-            ? sink.BytesWritten == 0
-                ? " Nothing was written to standard output."
-                : Invariant($" Standard output already received {sink.BytesWritten} bytes, from records that verified before the failure; discard them.")
-            : " No output file was written.";
-        return Invariant($"cannot decrypt {inputName} {where}: {exception.Message}{hint}{output}");
+        string outcome = !output.IsStandardOutput ? " No output file was written."
+            : output.BytesPassed == 0 ? " Nothing was written to standard output."
+            : Invariant($" Standard output already received {output.BytesPassed} bytes, from records that verified before the failure; discard them.");
+        return Invariant($"cannot decrypt {input.Name} {where}: {exception.Message}{hint}{outcome}");
     }
 
     private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);

@@ -13,8 +13,8 @@ internal static class ProgressDisplay
     public const int IntervalMilliseconds = 100;
 
     /// <summary>Whether to show progress: stderr is a terminal, and the content is not being written to a terminal.</summary>
-    public static bool ShouldShow(Sink sink) =>
-        !Console.IsErrorRedirected && (!sink.IsStandardOutput || Console.IsOutputRedirected);
+    public static bool ShouldShow(Endpoint output) =>
+        !Console.IsErrorRedirected && (!output.IsStandardOutput || Console.IsOutputRedirected);
 
     /// <summary>Runs <paramref name="work"/>, handing it a callback that takes the number of input bytes
     /// processed so far, or null when there is nothing to show.</summary>
