@@ -20,12 +20,12 @@ internal static class FileCommands
     /// <summary>The copy buffer: large, so that each read from the input moves many records.</summary>
     private const int CopyBufferSize = 1 << 20;
 
-    public static int Encrypt(string keyPath, ContentCoding coding, int recordSize, string? keyId, int threads, string inputPath, string outputPath, bool force, CancellationToken cancellationToken)
+    public static int Encrypt(FileJob job, int recordSize, string? keyId, CancellationToken cancellationToken)
     {
         byte[] keyIdBytes = keyId is null ? [] : System.Text.Encoding.UTF8.GetBytes(keyId);
-        return Run(keyPath, inputPath, outputPath, force, mode: null, binaryRefusedOnTerminal: true, cancellationToken, (key, input, output) =>
+        return Run(job, mode: null, binaryRefusedOnTerminal: true, cancellationToken, (key, input, output) =>
         {
-            var encrypting = new ContentEncryptingStream(output, key, coding, recordSize, keyIdBytes, leaveOpen: true) { MaxDegreeOfParallelism = threads };
+            var encrypting = new ContentEncryptingStream(output, key, job.Coding, recordSize, keyIdBytes, leaveOpen: true) { MaxDegreeOfParallelism = job.Threads };
             try
             {
                 Copy(input, encrypting, "Encrypting", input, output, cancellationToken);
@@ -38,10 +38,10 @@ internal static class FileCommands
         });
     }
 
-    public static int Decrypt(string keyPath, ContentCoding coding, int threads, string inputPath, string outputPath, bool force, CancellationToken cancellationToken) =>
-        Run(keyPath, inputPath, outputPath, force, OutputFile.OwnerOnly, binaryRefusedOnTerminal: false, cancellationToken, (key, input, output) =>
+    public static int Decrypt(FileJob job, CancellationToken cancellationToken) =>
+        Run(job, OutputFile.OwnerOnly, binaryRefusedOnTerminal: false, cancellationToken, (key, input, output) =>
         {
-            using var decrypting = new ContentDecryptingStream(input, key, coding, leaveOpen: true) { MaxDegreeOfParallelism = threads };
+            using var decrypting = new ContentDecryptingStream(input, key, job.Coding, leaveOpen: true) { MaxDegreeOfParallelism = job.Threads };
             try
             {
                 Copy(decrypting, output, "Decrypting", input, output, cancellationToken);
@@ -54,13 +54,13 @@ internal static class FileCommands
 
     /// <summary>Reads the key, opens the input and the output, runs <paramref name="work"/> and, only
     /// if it completed uninterrupted, makes the output final. The key is wiped either way.</summary>
-    private static int Run(string keyPath, string inputPath, string outputPath, bool force, UnixFileMode? mode, bool binaryRefusedOnTerminal, CancellationToken cancellationToken, Action<byte[], Endpoint, Endpoint> work)
+    private static int Run(FileJob job, UnixFileMode? mode, bool binaryRefusedOnTerminal, CancellationToken cancellationToken, Action<byte[], Endpoint, Endpoint> work)
     {
-        byte[] key = KeyFile.Read(keyPath);
+        byte[] key = KeyFile.Read(job.KeyPath);
         try
         {
-            using Endpoint input = Endpoint.OpenInput(inputPath);
-            using Endpoint output = Endpoint.OpenOutput(outputPath, force, mode, binaryRefusedOnTerminal, cancellationToken);
+            using Endpoint input = Endpoint.OpenInput(job.InputPath);
+            using Endpoint output = Endpoint.OpenOutput(job.OutputPath, job.Force, mode, binaryRefusedOnTerminal, cancellationToken);
             work(key, input, output);
             output.Flush();
             cancellationToken.ThrowIfCancellationRequested();
