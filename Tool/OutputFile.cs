@@ -2,7 +2,7 @@
 // target's directory (".NAME.tmp-XXXXXXXX", created exclusively), flushed to the disk, closed, and
 // only then renamed to NAME; a rename within one directory is atomic, so a reader never sees half a
 // file, and a failure or an interrupt leaves only the temporary name, which is deleted. Discard may be
-// called from another thread (the Ctrl+C handler) while the owner is still writing.
+// called from another thread (the signal handler) while the owner is still writing.
 
 using System;
 using System.IO;
@@ -23,7 +23,8 @@ internal sealed class OutputFile : IDisposable
     private readonly bool _overwrite;
     private FileStream? _stream;
     private CancellationTokenRegistration _onCancel;
-    private State _state;
+    private bool _committed;
+    private bool _discarded;
 
     private OutputFile(string displayPath, string path, string temporaryPath, bool overwrite)
     {
@@ -33,18 +34,8 @@ internal sealed class OutputFile : IDisposable
         _overwrite = overwrite;
     }
 
-    private enum State
-    {
-        Writing,
-        Committed,
-        Discarded,
-    }
-
     /// <summary>The stream to write the content to (unbuffered: every write goes to the file).</summary>
     public Stream Stream => _stream!;
-
-    /// <summary>The temporary file's path, for messages and tests.</summary>
-    public string TemporaryPath => _temporaryPath;
 
     /// <summary>Creates the temporary file beside <paramref name="path"/>.</summary>
     /// <param name="path">The output's path as the user gave it.</param>
@@ -58,21 +49,28 @@ internal sealed class OutputFile : IDisposable
     {
         Errors.CheckPath(path, $"cannot create the {what} '{path}'");
         string fullPath = Path.GetFullPath(path);
-        CheckTarget(path, fullPath, overwrite, what);
-        string directory = Path.GetDirectoryName(fullPath) ?? throw new ToolException(ExitCodes.IO, $"the {what} '{path}' names no file");
-        string temporaryPath = Path.Combine(directory, $".{Path.GetFileName(fullPath)}.tmp-{Convert.ToHexStringLower(RandomNumberGenerator.GetBytes(4))}");
-        var options = new FileStreamOptions
+        string? problem = FileKinds.Of(fullPath) switch
         {
-            Mode = FileMode.CreateNew,
-            Access = FileAccess.Write,
-            Share = FileShare.None,
-            BufferSize = 0,
+            FileKind.Missing => null,
+            FileKind.Regular => overwrite ? null : "exists; use --force to replace it",
+            FileKind.Directory => "is a directory",
+            FileKind.SymbolicLink => "is a symbolic link; name the file it points to (the output replaces the file it is renamed over)",
+            _ => "is not a regular file (a device, pipe or socket); write to standard output and redirect it there instead",
         };
+        if (problem is not null)
+        {
+            throw new ToolException(ExitCodes.IO, $"the {what} '{path}' {problem}");
+        }
+
+        string directory = Path.GetDirectoryName(fullPath) ?? throw new ToolException(ExitCodes.IO, $"the {what} '{path}' names no file");
+
+        var options = new FileStreamOptions { Mode = FileMode.CreateNew, Access = FileAccess.Write, Share = FileShare.None, BufferSize = 0 };
         if (mode is { } unixMode && !OperatingSystem.IsWindows())
         {
             options.UnixCreateMode = unixMode;
         }
 
+        string temporaryPath = Path.Combine(directory, $".{Path.GetFileName(fullPath)}.tmp-{Convert.ToHexStringLower(RandomNumberGenerator.GetBytes(4))}");
         var file = new OutputFile(path, fullPath, temporaryPath, overwrite);
         file._onCancel = cancellationToken.Register(file.Discard);
         try
@@ -109,13 +107,13 @@ internal sealed class OutputFile : IDisposable
         }
         catch (Exception exception) when (Errors.IsFileError(exception))
         {
-            throw new ToolException(ExitCodes.IO, $"cannot write the {Describe()}: {Errors.Describe(exception)}", exception);
+            throw new ToolException(ExitCodes.IO, $"cannot write the output '{_displayPath}' (temporary file '{_temporaryPath}'): {Errors.Describe(exception)}", exception);
         }
 
         lock (_gate)
         {
             ThrowIfDiscarded();
-            _stream!.Dispose();
+            _stream.Dispose();
             try
             {
                 File.Move(_temporaryPath, _path, _overwrite);
@@ -129,7 +127,7 @@ internal sealed class OutputFile : IDisposable
                 throw new ToolException(ExitCodes.IO, $"cannot rename the finished temporary file to '{_displayPath}': {Errors.Describe(exception)}", exception);
             }
 
-            _state = State.Committed;
+            _committed = true;
         }
     }
 
@@ -138,14 +136,17 @@ internal sealed class OutputFile : IDisposable
     {
         lock (_gate)
         {
-            if (_state == State.Writing)
+            if (!_committed)
             {
-                _state = State.Discarded;
-            }
-
-            if (_state == State.Discarded)
-            {
-                TryDelete();
+                _discarded = true;
+                try
+                {
+                    File.Delete(_temporaryPath);
+                }
+                catch (Exception exception) when (Errors.IsFileError(exception))
+                {
+                    // Nothing more can be done; the message about the failure that led here matters more.
+                }
             }
         }
     }
@@ -157,57 +158,17 @@ internal sealed class OutputFile : IDisposable
         lock (_gate)
         {
             _stream?.Dispose();
-            if (_state == State.Writing)
-            {
-                _state = State.Discarded;
-            }
-
-            // Also after a Discard from another thread: on Windows an open file cannot be deleted.
-            if (_state == State.Discarded)
-            {
-                TryDelete();
-            }
         }
-    }
 
-    private static void CheckTarget(string path, string fullPath, bool overwrite, string what)
-    {
-        switch (FileKinds.Of(fullPath))
-        {
-            case FileKind.Missing:
-                return;
-            case FileKind.Regular when overwrite:
-                return;
-            case FileKind.Regular:
-                throw new ToolException(ExitCodes.IO, $"the {what} '{path}' exists; use --force to replace it");
-            case FileKind.Directory:
-                throw new ToolException(ExitCodes.IO, $"the {what} '{path}' is a directory");
-            case FileKind.SymbolicLink:
-                throw new ToolException(ExitCodes.IO, $"the {what} '{path}' is a symbolic link; name the file it points to (the output replaces the file it is renamed over)");
-            default:
-                throw new ToolException(ExitCodes.IO, $"the {what} '{path}' is not a regular file (a device, pipe or socket); write to standard output and redirect it there instead");
-        }
+        // Also after a Discard from another thread: on Windows an open file cannot be deleted.
+        Discard();
     }
-
-    private string Describe() => $"output '{_displayPath}' (temporary file '{_temporaryPath}')";
 
     private void ThrowIfDiscarded()
     {
-        if (_state == State.Discarded)
+        if (_discarded)
         {
             throw new OperationCanceledException();
-        }
-    }
-
-    private void TryDelete()
-    {
-        try
-        {
-            File.Delete(_temporaryPath);
-        }
-        catch (Exception exception) when (Errors.IsFileError(exception))
-        {
-            // Nothing more can be done; the message about the failure that led here matters more.
         }
     }
 }
