@@ -8,38 +8,25 @@ using System.Threading;
 
 namespace Cryptography.Tool;
 
-internal sealed class Endpoint : Stream
+internal sealed class Endpoint(Stream inner, string name, bool isOutput, long? knownLength = null, OutputFile? file = null) : Stream
 {
-    private readonly Stream _inner;
-    private readonly bool _isOutput;
-    private readonly OutputFile? _file;
-
-    private Endpoint(Stream inner, string name, bool isOutput, long? knownLength = null, OutputFile? file = null)
-    {
-        _inner = inner;
-        _isOutput = isOutput;
-        _file = file;
-        Name = name;
-        KnownLength = knownLength;
-    }
-
     /// <summary>How messages name the input or output.</summary>
-    public string Name { get; }
+    public string Name => name;
 
     /// <summary>The input's length when it is known in advance (a regular file).</summary>
-    public long? KnownLength { get; }
+    public long? KnownLength => knownLength;
 
     /// <summary>How many bytes have been read or written: for the input, where the reader is in it.</summary>
     public long BytesPassed { get; private set; }
 
     /// <summary>Whether the output is standard output, where what was written cannot be taken back.</summary>
-    public bool IsStandardOutput => _isOutput && _file is null;
+    public bool IsStandardOutput => isOutput && file is null;
 
-    public override bool CanRead => !_isOutput;
+    public override bool CanRead => !isOutput;
 
     public override bool CanSeek => false;
 
-    public override bool CanWrite => _isOutput;
+    public override bool CanWrite => isOutput;
 
     public override long Length => throw new NotSupportedException();
 
@@ -66,27 +53,24 @@ internal sealed class Endpoint : Stream
         try
         {
             // bufferSize 0: the tool reads in large blocks, so a FileStream buffer would only add a copy.
-            var file = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.Read, bufferSize: 0, FileOptions.SequentialScan);
-            return new Endpoint(file, $"'{path}'", isOutput: false, file.CanSeek ? file.Length : null);
+            var stream = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.Read, bufferSize: 0, FileOptions.SequentialScan);
+            return new Endpoint(stream, $"'{path}'", isOutput: false, stream.CanSeek ? stream.Length : null);
         }
         catch (Exception exception) when (Errors.IsFileError(exception))
         {
-            throw new ToolException(ExitCodes.IO, $"cannot open the input '{path}': {Errors.Describe(exception)}", exception);
+            throw Errors.IO($"cannot open the input '{path}'", exception);
         }
     }
 
-    /// <summary>Opens the output: an <see cref="OutputFile"/> (complete or absent) or standard output.</summary>
-    /// <param name="path">A path, or "-" for standard output.</param>
-    /// <param name="force">Whether an existing file may be replaced.</param>
-    /// <param name="mode">The new file's Unix mode, or null for the default.</param>
-    /// <param name="binaryRefusedOnTerminal">For ciphertext: refuse to write it to a terminal, as gzip does.</param>
-    /// <param name="cancellationToken">Cancelled on an interrupt: a file output is then deleted.</param>
+    /// <summary>Opens the output: an <see cref="OutputFile"/> (complete or absent, and deleted when
+    /// <paramref name="cancellationToken"/> is cancelled) or standard output, where ciphertext
+    /// (<paramref name="binaryRefusedOnTerminal"/>) is refused when it is a terminal, as gzip does.</summary>
     public static Endpoint OpenOutput(string path, bool force, UnixFileMode? mode, bool binaryRefusedOnTerminal, CancellationToken cancellationToken)
     {
         if (!IsStandard(path))
         {
-            OutputFile file = OutputFile.Create(path, force, mode, "output", cancellationToken);
-            return new Endpoint(file.Stream, $"'{path}'", isOutput: true, file: file);
+            OutputFile output = OutputFile.Create(path, force, mode, "output", cancellationToken);
+            return new Endpoint(output.Stream, $"'{path}'", isOutput: true, file: output);
         }
 
         if (binaryRefusedOnTerminal && !Console.IsOutputRedirected)
@@ -97,30 +81,24 @@ internal sealed class Endpoint : Stream
         return new Endpoint(Console.OpenStandardOutput(), "standard output", isOutput: true);
     }
 
-    /// <summary>Makes the output final: renames the finished file into place, or flushes standard output.</summary>
+    /// <summary>Makes the output final: flushes it, and renames a finished file into place.</summary>
     public void Commit()
     {
-        if (_file is not null)
-        {
-            _file.Commit();
-        }
-        else
-        {
-            Flush();
-        }
+        Flush();
+        file?.Commit();
     }
 
     public override int Read(Span<byte> buffer)
     {
         try
         {
-            int read = _inner.Read(buffer);
+            int read = inner.Read(buffer);
             BytesPassed += read;
             return read;
         }
         catch (Exception exception) when (Errors.IsFileError(exception))
         {
-            throw Failure("read", exception);
+            throw Errors.IO($"cannot read {Name}", exception);
         }
     }
 
@@ -130,12 +108,12 @@ internal sealed class Endpoint : Stream
     {
         try
         {
-            _inner.Write(buffer);
+            inner.Write(buffer);
             BytesPassed += buffer.Length;
         }
         catch (Exception exception) when (Errors.IsFileError(exception))
         {
-            throw Failure("write", exception);
+            throw Errors.IO($"cannot write {Name}", exception);
         }
     }
 
@@ -145,11 +123,11 @@ internal sealed class Endpoint : Stream
     {
         try
         {
-            _inner.Flush();
+            inner.Flush();
         }
         catch (Exception exception) when (Errors.IsFileError(exception))
         {
-            throw Failure("write", exception);
+            throw Errors.IO($"cannot write {Name}", exception);
         }
     }
 
@@ -162,14 +140,11 @@ internal sealed class Endpoint : Stream
         if (disposing)
         {
             // An output file that was not committed deletes its temporary file as it closes.
-            ((IDisposable?)_file ?? _inner).Dispose();
+            ((IDisposable?)file ?? inner).Dispose();
         }
 
         base.Dispose(disposing);
     }
 
     private static bool IsStandard(string path) => path == "-";
-
-    private ToolException Failure(string verb, Exception exception) =>
-        new(ExitCodes.IO, $"cannot {verb} {Name}: {Errors.Describe(exception)}", exception);
 }

@@ -1,10 +1,31 @@
-// Short, plain descriptions of the I/O failures the tool reports. .NET's own messages repeat the
-// path, which the tool's messages already name.
+// How the tool fails: one exit code per kind of failure, so that scripts can tell a typo from a missing
+// file from a forged or damaged ciphertext (listed in --help and docs/tool.md), and one short line on
+// stderr. .NET's own messages repeat the path, which the tool's messages already name.
 
 using System;
 using System.IO;
 
 namespace Cryptography.Tool;
+
+internal static class ExitCodes
+{
+    /// <summary>Everything was done; the output is complete and, for decrypt, verified.</summary>
+    public const int Success = 0;
+
+    /// <summary>The command line is wrong (System.CommandLine's parse-error code): nothing was read or written.</summary>
+    public const int Usage = 1;
+
+    /// <summary>A file could not be read, created or written, OUTPUT exists (without --force), or the key file is unusable.</summary>
+    public const int IO = 2;
+
+    /// <summary>Decryption failed: wrong key or coding, a modified, truncated or extended body, or not an encrypted body at all.</summary>
+    public const int Data = 3;
+
+    /// <summary>Interrupted: the process ends by the signal itself (a shell reports 128 + the signal: 130 for
+    /// Ctrl+C, 143 for SIGTERM, 129 for SIGHUP); an unfinished output file was removed first. Returned only if the work
+    /// notices the cancellation before the signal has ended the process.</summary>
+    public const int Interrupted = 130;
+}
 
 internal static class Errors
 {
@@ -37,4 +58,15 @@ internal static class Errors
         PathTooLongException => "the path is too long",
         _ => exception.Message,
     };
+
+    /// <summary>An I/O error as a one-line message: what could not be done, and why.</summary>
+    public static ToolException IO(string failure, Exception exception) =>
+        new(ExitCodes.IO, $"{failure}: {Describe(exception)}", exception);
+}
+
+/// <summary>A failure the tool reports as one line on stderr and an exit code.</summary>
+internal sealed class ToolException(int exitCode, string message, Exception? innerException = null)
+    : Exception(message, innerException)
+{
+    public int ExitCode { get; } = exitCode;
 }

@@ -62,7 +62,6 @@ internal static class FileCommands
             using Endpoint input = Endpoint.OpenInput(job.InputPath);
             using Endpoint output = Endpoint.OpenOutput(job.OutputPath, job.Force, mode, binaryRefusedOnTerminal, cancellationToken);
             work(key, input, output);
-            output.Flush();
             cancellationToken.ThrowIfCancellationRequested();
             output.Commit();
             return ExitCodes.Success;

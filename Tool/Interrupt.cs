@@ -1,16 +1,15 @@
 // Ctrl+C (SIGINT), SIGTERM and SIGHUP (the terminal closed): clean up, then let the signal end the process.
 //
-// The handler cancels the token the commands watch, and the registrations on that token run at
-// once, on the signal's thread: each deletes the temporary file of an output that is not finished
-// yet (OutputFile.Discard, which cannot race with the rename that finishes an output). Then the
-// handler returns without cancelling the signal's default action, so the process ends at once with
-// the status of that signal (a shell shows 130 for SIGINT and 143 for SIGTERM), even when the work is
-// blocked in a read from a terminal or a pipe that no cancellation token can interrupt. (A shell
-// shows 129 for SIGHUP.)
-// System.CommandLine's own termination handling is turned off (Program), because it waits for the
-// command to return, and a blocked read never does.
+// The handler cancels the token the commands watch, and the registrations on that token run at once,
+// on the signal's thread: each deletes the temporary file of an unfinished output (OutputFile.Discard,
+// which cannot race with the rename that finishes an output). The handler leaves the signal's default
+// action alone, so the process ends at once with the status of that signal (a shell shows 130 for
+// SIGINT, 143 for SIGTERM, 129 for SIGHUP), even when the work is blocked in a read from a terminal or
+// a pipe that no cancellation token can interrupt. That is also why System.CommandLine's own
+// termination handling is off (Program): it waits for the command to return, and a blocked read never does.
 
 using System;
+using System.Collections.Generic;
 using System.Runtime.InteropServices;
 using System.Threading;
 
@@ -19,19 +18,18 @@ namespace Cryptography.Tool;
 internal static class Interrupt
 {
     private static readonly CancellationTokenSource Source = new();
-    private static PosixSignalRegistration? _interrupt;
-    private static PosixSignalRegistration? _terminate;
-    private static PosixSignalRegistration? _hangUp;
+
+    // Held for the life of the process: a registration that is collected no longer handles its signal.
+    private static readonly List<PosixSignalRegistration> Registrations = [];
 
     public static CancellationToken Token => Source.Token;
 
     public static void Install()
     {
-        _interrupt = PosixSignalRegistration.Create(PosixSignal.SIGINT, OnSignal);
-        _terminate = PosixSignalRegistration.Create(PosixSignal.SIGTERM, OnSignal);
-        if (!OperatingSystem.IsWindows())
+        PosixSignal[] signals = OperatingSystem.IsWindows() ? [PosixSignal.SIGINT, PosixSignal.SIGTERM] : [PosixSignal.SIGINT, PosixSignal.SIGTERM, PosixSignal.SIGHUP];
+        foreach (PosixSignal signal in signals)
         {
-            _hangUp = PosixSignalRegistration.Create(PosixSignal.SIGHUP, OnSignal);
+            Registrations.Add(PosixSignalRegistration.Create(signal, OnSignal));
         }
     }
 

@@ -39,7 +39,7 @@ internal static class KeyFile
             }
             catch (Exception exception) when (Errors.IsFileError(exception))
             {
-                throw new ToolException(ExitCodes.IO, $"cannot read the key file '{path}': {Errors.Describe(exception)}", exception);
+                throw Errors.IO($"cannot read the key file '{path}'", exception);
             }
 
             if (read == 0)

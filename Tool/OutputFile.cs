@@ -90,7 +90,7 @@ internal sealed class OutputFile : IDisposable
             file._onCancel.Dispose();
             if (Errors.IsFileError(exception))
             {
-                throw new ToolException(ExitCodes.IO, $"cannot create a temporary file in '{directory}' for the {what} '{path}': {Errors.Describe(exception)}", exception);
+                throw Errors.IO($"cannot create a temporary file in '{directory}' for the {what} '{path}'", exception);
             }
 
             throw;
@@ -107,7 +107,7 @@ internal sealed class OutputFile : IDisposable
         }
         catch (Exception exception) when (Errors.IsFileError(exception))
         {
-            throw new ToolException(ExitCodes.IO, $"cannot write the output '{_displayPath}' (temporary file '{_temporaryPath}'): {Errors.Describe(exception)}", exception);
+            throw Errors.IO($"cannot write the output '{_displayPath}' (temporary file '{_temporaryPath}')", exception);
         }
 
         lock (_gate)
@@ -124,7 +124,7 @@ internal sealed class OutputFile : IDisposable
             }
             catch (Exception exception) when (Errors.IsFileError(exception))
             {
-                throw new ToolException(ExitCodes.IO, $"cannot rename the finished temporary file to '{_displayPath}': {Errors.Describe(exception)}", exception);
+                throw Errors.IO($"cannot rename the finished temporary file to '{_displayPath}'", exception);
             }
 
             _committed = true;
