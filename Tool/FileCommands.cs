@@ -79,7 +79,7 @@ internal static class FileCommands
         byte[] buffer = GC.AllocateUninitializedArray<byte>(CopyBufferSize, pinned: true);
         try
         {
-            ProgressDisplay.Run(ProgressDisplay.ShouldShow(output), description, input.KnownLength, report =>
+            ProgressDisplay.Run(output, description, input.KnownLength, report =>
             {
                 long nextReport = Environment.TickCount64 + ProgressDisplay.IntervalMilliseconds;
                 int read;

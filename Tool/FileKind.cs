@@ -22,68 +22,48 @@ internal enum FileKind
 
 internal static partial class FileKinds
 {
-    private const int AtFdCwd = -100;             // AT_FDCWD: a relative path is relative to the working directory
-    private const int AtSymlinkNoFollow = 0x100;  // AT_SYMLINK_NOFOLLOW: report the link, not its target
-    private const uint StatxType = 0x1;           // STATX_TYPE: only the file type is wanted
-    private const int StatxSize = 256;            // sizeof(struct statx)
-    private const int StatxModeOffset = 28;       // offsetof(struct statx, stx_mode)
-    private const int TypeMask = 0xF000;          // S_IFMT
-    private const int TypeRegular = 0x8000;       // S_IFREG
-    private const int TypeDirectory = 0x4000;     // S_IFDIR
-    private const int TypeSymbolicLink = 0xA000;  // S_IFLNK
-    private const int NoSuchFile = 2;             // ENOENT
-    private const int NotADirectory = 20;         // ENOTDIR
-
     public static FileKind Of(string path)
     {
-        if (OperatingSystem.IsLinux() && TryStatx(path, out FileKind kind))
+        if (OperatingSystem.IsLinux() && TryStatx(path) is { } kind)
         {
             return kind;
         }
 
         var info = new FileInfo(path);
-        if (info.LinkTarget is not null)
-        {
-            return FileKind.SymbolicLink;
-        }
-
-        if (Directory.Exists(path))
-        {
-            return FileKind.Directory;
-        }
-
-        return info.Exists ? FileKind.Regular : FileKind.Missing;
+        return info.LinkTarget is not null ? FileKind.SymbolicLink
+            : Directory.Exists(path) ? FileKind.Directory
+            : info.Exists ? FileKind.Regular
+            : FileKind.Missing;
     }
 
-    private static bool TryStatx(string path, out FileKind kind)
+    /// <summary>The kind from statx(2), or null where it cannot tell (no statx, or an error other than a missing file).</summary>
+    private static FileKind? TryStatx(string path)
     {
-        kind = FileKind.Missing;
-        byte[] buffer = new byte[StatxSize];
-        int result;
+        const int AtFdCwd = -100;             // AT_FDCWD: a relative path is relative to the working directory
+        const int AtSymlinkNoFollow = 0x100;  // AT_SYMLINK_NOFOLLOW: report the link, not its target
+        const uint StatxType = 0x1;           // STATX_TYPE: only the file type is wanted
+        byte[] buffer = new byte[256];        // sizeof(struct statx)
         try
         {
-            result = Statx(AtFdCwd, Encoding.UTF8.GetBytes(path + "\0"), AtSymlinkNoFollow, StatxType, buffer);
+            if (Statx(AtFdCwd, Encoding.UTF8.GetBytes(path + "\0"), AtSymlinkNoFollow, StatxType, buffer) != 0)
+            {
+                // ENOENT or ENOTDIR: there is no such file.
+                return Marshal.GetLastPInvokeError() is 2 or 20 ? FileKind.Missing : null;
+            }
         }
         catch (Exception exception) when (exception is DllNotFoundException or EntryPointNotFoundException)
         {
-            return false;
+            return null;
         }
 
-        if (result != 0)
+        // stx_mode & S_IFMT: S_IFREG, S_IFDIR, S_IFLNK, or something else.
+        return (BitConverter.ToUInt16(buffer, 28) & 0xF000) switch
         {
-            int error = Marshal.GetLastPInvokeError();
-            return error is NoSuchFile or NotADirectory;
-        }
-
-        int type = BitConverter.ToUInt16(buffer, StatxModeOffset) & TypeMask;
-        kind = type switch
-        {
-            TypeRegular => FileKind.Regular,
-            TypeDirectory => FileKind.Directory,
-            TypeSymbolicLink => FileKind.SymbolicLink,
+            0x8000 => FileKind.Regular,
+            0x4000 => FileKind.Directory,
+            0xA000 => FileKind.SymbolicLink,
             _ => FileKind.Other,
         };
-        return true;
     }
 
     [LibraryImport("libc", EntryPoint = "statx", SetLastError = true)]

@@ -12,15 +12,11 @@ internal static class ProgressDisplay
 {
     public const int IntervalMilliseconds = 100;
 
-    /// <summary>Whether to show progress: stderr is a terminal, and the content is not being written to a terminal.</summary>
-    public static bool ShouldShow(Endpoint output) =>
-        !Console.IsErrorRedirected && (!output.IsStandardOutput || Console.IsOutputRedirected);
-
     /// <summary>Runs <paramref name="work"/>, handing it a callback that takes the number of input bytes
     /// processed so far, or null when there is nothing to show.</summary>
-    public static void Run(bool show, string description, long? total, Action<Action<long>?> work)
+    public static void Run(Endpoint output, string description, long? total, Action<Action<long>?> work)
     {
-        if (!show)
+        if (Console.IsErrorRedirected || (output.IsStandardOutput && !Console.IsOutputRedirected))
         {
             work(null);
             return;
@@ -36,24 +32,21 @@ internal static class ProgressDisplay
         ProgressColumn[] columns = total is null
             ? [new TaskDescriptionColumn(), new SpinnerColumn(), new TransferSpeedColumn(), new ElapsedTimeColumn()]
             : [new TaskDescriptionColumn(), new ProgressBarColumn(), new PercentageColumn(), new TransferSpeedColumn(), new RemainingTimeColumn()];
-        console.Progress()
-            .AutoClear(true)
-            .Columns(columns)
-            .Start(context =>
+        console.Progress().AutoClear(true).Columns(columns).Start(context =>
+        {
+            // With no known length (standard input), the bar is indeterminate and the description counts the bytes.
+            ProgressTask task = context.AddTask(Markup.Escape(description), maxValue: total is > 0 ? total.Value : double.MaxValue);
+            task.IsIndeterminate = total is null;
+            work(bytes =>
             {
-                // With no known length (standard input), the bar is indeterminate and the description counts the bytes.
-                ProgressTask task = context.AddTask(Markup.Escape(description), maxValue: total is > 0 ? total.Value : double.MaxValue);
-                task.IsIndeterminate = total is null;
-                work(bytes =>
+                task.Value = bytes;
+                if (total is null)
                 {
-                    task.Value = bytes;
-                    if (total is null)
-                    {
-                        task.Description = Markup.Escape($"{description} {FormatBytes(bytes)}");
-                    }
-                });
-                task.Value = task.MaxValue;
+                    task.Description = Markup.Escape($"{description} {FormatBytes(bytes)}");
+                }
             });
+            task.Value = task.MaxValue;
+        });
     }
 
     private static string FormatBytes(long bytes) => bytes switch
