@@ -3,18 +3,32 @@
 // only then renamed to NAME; a rename within one directory is atomic, so a reader never sees half a
 // file, and a failure or an interrupt leaves only the temporary name, which is deleted. Discard may be
 // called from another thread (the signal handler) while the owner is still writing.
+//
+// The rename must not replace a device or a named pipe (/dev/null), but .NET reports those and a
+// regular file alike (FileAttributes.Normal). So on Linux the target's type comes from statx(2), whose
+// struct has one layout on every architecture (stx_mode is the u16 at offset 28;
+// include/uapi/linux/stat.h); elsewhere from .NET's view (directory, symbolic link, or a file).
 
 using System;
 using System.IO;
+using System.Runtime.InteropServices;
 using System.Security.Cryptography;
+using System.Text;
 using System.Threading;
 
 namespace Cryptography.Tool;
 
-internal sealed class OutputFile : IDisposable
+internal sealed partial class OutputFile : IDisposable
 {
     /// <summary>rw------- : for keys and decrypted content.</summary>
     public const UnixFileMode OwnerOnly = UnixFileMode.UserRead | UnixFileMode.UserWrite;
+
+    // File types, as in stat's st_mode & S_IFMT, with 0 for no file at all.
+    private const int Missing = 0;
+    private const int TypeMask = 0xF000;          // S_IFMT
+    private const int TypeRegular = 0x8000;       // S_IFREG
+    private const int TypeDirectory = 0x4000;     // S_IFDIR
+    private const int TypeSymbolicLink = 0xA000;  // S_IFLNK
 
     private readonly Lock _gate = new();
     private readonly string _displayPath;
@@ -49,12 +63,12 @@ internal sealed class OutputFile : IDisposable
     {
         Errors.CheckPath(path, $"cannot create the {what} '{path}'");
         string fullPath = Path.GetFullPath(path);
-        string? problem = FileKinds.Of(fullPath) switch
+        string? problem = TypeOf(fullPath) switch
         {
-            FileKind.Missing => null,
-            FileKind.Regular => overwrite ? null : "exists; use --force to replace it",
-            FileKind.Directory => "is a directory",
-            FileKind.SymbolicLink => "is a symbolic link; name the file it points to (the output replaces the file it is renamed over)",
+            Missing => null,
+            TypeRegular => overwrite ? null : "exists; use --force to replace it",
+            TypeDirectory => "is a directory",
+            TypeSymbolicLink => "is a symbolic link; name the file it points to (the output replaces the file it is renamed over)",
             _ => "is not a regular file (a device, pipe or socket); write to standard output and redirect it there instead",
         };
         if (problem is not null)
@@ -171,4 +185,46 @@ internal sealed class OutputFile : IDisposable
             throw new OperationCanceledException();
         }
     }
+
+    /// <summary>The type of file <paramref name="path"/> names, without following a final symbolic link.</summary>
+    private static int TypeOf(string path)
+    {
+        if (OperatingSystem.IsLinux() && TryStatx(path) is { } type)
+        {
+            return type;
+        }
+
+        var info = new FileInfo(path);
+        return info.LinkTarget is not null ? TypeSymbolicLink
+            : Directory.Exists(path) ? TypeDirectory
+            : info.Exists ? TypeRegular
+            : Missing;
+    }
+
+    /// <summary>The type from statx(2), or null where it cannot tell (no statx, or an error other than a missing file).</summary>
+    private static int? TryStatx(string path)
+    {
+        const int AtFdCwd = -100;             // AT_FDCWD: a relative path is relative to the working directory
+        const int AtSymlinkNoFollow = 0x100;  // AT_SYMLINK_NOFOLLOW: report the link, not its target
+        const uint StatxType = 0x1;           // STATX_TYPE: only the file type is wanted
+        byte[] buffer = new byte[256];        // sizeof(struct statx)
+        try
+        {
+            if (Statx(AtFdCwd, Encoding.UTF8.GetBytes(path + "\0"), AtSymlinkNoFollow, StatxType, buffer) != 0)
+            {
+                // ENOENT or ENOTDIR: there is no such file.
+                return Marshal.GetLastPInvokeError() is 2 or 20 ? Missing : null;
+            }
+        }
+        catch (Exception exception) when (exception is DllNotFoundException or EntryPointNotFoundException)
+        {
+            return null;
+        }
+
+        return BitConverter.ToUInt16(buffer, 28) & TypeMask;
+    }
+
+    [LibraryImport("libc", EntryPoint = "statx", SetLastError = true)]
+    [DefaultDllImportSearchPaths(DllImportSearchPath.SafeDirectories)]
+    private static partial int Statx(int directoryFd, byte[] path, int flags, uint mask, byte[] statxBuffer);
 }
