@@ -47,10 +47,6 @@ internal static class Cli
                signal, after removing an unfinished OUTPUT
         """;
 
-    /// <summary>The default --threads: every processor. The sealing and opening threads take records as
-    /// they get a core, so they fill the time the tool's own reads and writes leave free.</summary>
-    private static int DefaultThreads => Math.Clamp(Environment.ProcessorCount, 1, 256);
-
     public static RootCommand Build()
     {
         var root = new RootCommand(
@@ -70,19 +66,10 @@ internal static class Cli
     private static Command Keygen()
     {
         var keyFile = new Argument<string>("KEYFILE") { Description = "The file to write the key to (raw bytes, mode 0600 on Unix)." };
-        var bytes = new Option<int>("--bytes", "-b")
-        {
-            Description = "The key's length in bytes: 16 or 32.",
-            DefaultValueFactory = _ => KeyFile.DefaultLength,
-        };
+        var bytes = new Option<int>("--bytes", "-b") { Description = "The key's length in bytes: 16 or 32.", DefaultValueFactory = _ => KeyFile.DefaultLength };
         bytes.AcceptOnlyFromAmong("16", "32");
         Option<bool> force = Force("Replace an existing KEYFILE.");
-        var command = new Command("keygen", "Writes a new random key (from the operating system's CSPRNG) to KEYFILE. Refuses to replace an existing file without --force.")
-        {
-            keyFile,
-            bytes,
-            force,
-        };
+        var command = new Command("keygen", "Writes a new random key (from the operating system's CSPRNG) to KEYFILE. Refuses to replace an existing file without --force.") { keyFile, bytes, force };
         command.SetAction(result => Run(() =>
         {
             KeyFile.Generate(result.GetRequiredValue(keyFile), result.GetValue(bytes), result.GetValue(force), Interrupt.Token);
@@ -93,15 +80,13 @@ internal static class Cli
 
     private static Command Encrypt()
     {
-        Option<int> recordSize = InRange(
-            new Option<int>("--record-size", "-r")
-            {
-                Description = FormattableString.Invariant($"The record size in bytes, tag included: {ContentEncoding.MinRecordSize} to {ContentEncoding.MaxRecordSize}. Larger records cost less per byte; a decoder holds one whole record in memory."),
-                DefaultValueFactory = _ => ContentEncoding.DefaultRecordSize,
-                HelpName = "N",
-            },
-            ContentEncoding.MinRecordSize,
-            ContentEncoding.MaxRecordSize);
+        var recordSize = new Option<int>("--record-size", "-r")
+        {
+            Description = FormattableString.Invariant($"The record size in bytes, tag included: {ContentEncoding.MinRecordSize} to {ContentEncoding.MaxRecordSize}. Larger records cost less per byte; a decoder holds one whole record in memory."),
+            DefaultValueFactory = _ => ContentEncoding.DefaultRecordSize,
+            HelpName = "N",
+        };
+        InRange(recordSize, ContentEncoding.MinRecordSize, ContentEncoding.MaxRecordSize);
         var keyId = new Option<string>("--key-id")
         {
             Description = "A key id to put in the header, in the clear (UTF-8, at most 255 bytes), so that a receiver can pick the key. Not secret.",
@@ -138,15 +123,16 @@ internal static class Cli
             HelpName = "KEYFILE",
         };
         Option<ContentCoding> coding = Coding();
-        Option<int> threads = InRange(
-            new Option<int>("--threads", "-t")
-            {
-                Description = "How many threads seal or open records at once (1 to 256). Default: the number of processors.",
-                DefaultValueFactory = _ => DefaultThreads,
-                HelpName = "N",
-            },
-            1,
-            256);
+        var threads = new Option<int>("--threads", "-t")
+        {
+            Description = "How many threads seal or open records at once (1 to 256). Default: the number of processors.",
+
+            // Every processor: the sealing and opening threads take records as they get a core, so they
+            // fill the time the tool's own reads and writes leave free.
+            DefaultValueFactory = _ => Math.Clamp(Environment.ProcessorCount, 1, 256),
+            HelpName = "N",
+        };
+        InRange(threads, 1, 256);
         Option<bool> force = Force("Replace an existing OUTPUT file.");
         Argument<string> input = FileArgument("INPUT", "The file to read, or '-' for standard input (the default).");
         Argument<string> output = FileArgument("OUTPUT", "The file to write, or '-' for standard output (the default).");
@@ -158,12 +144,7 @@ internal static class Cli
         }
 
         command.SetAction(result => Run(() => run(result, new FileJob(
-            result.GetRequiredValue(key),
-            result.GetValue(coding),
-            result.GetValue(threads),
-            result.GetRequiredValue(input),
-            result.GetRequiredValue(output),
-            result.GetValue(force)))));
+            result.GetRequiredValue(key), result.GetValue(coding), result.GetValue(threads), result.GetRequiredValue(input), result.GetRequiredValue(output), result.GetValue(force)))));
         return command;
     }
 
@@ -192,18 +173,14 @@ internal static class Cli
         return coding;
     }
 
-    private static Option<int> InRange(Option<int> option, int min, int max)
+    private static void InRange(Option<int> option, int min, int max) => option.Validators.Add(result =>
     {
-        option.Validators.Add(result =>
+        int value = result.GetValueOrDefault<int>();
+        if (value < min || value > max)
         {
-            int value = result.GetValueOrDefault<int>();
-            if (value < min || value > max)
-            {
-                result.AddError(FormattableString.Invariant($"{option.Name} must be between {min} and {max}, not {value}."));
-            }
-        });
-        return option;
-    }
+            result.AddError(FormattableString.Invariant($"{option.Name} must be between {min} and {max}, not {value}."));
+        }
+    });
 
     private static Option<bool> Force(string description) => new("--force", "-f") { Description = description };
 

@@ -32,11 +32,8 @@ internal static class Errors
     public static bool IsFileError(Exception exception) =>
         exception is IOException or UnauthorizedAccessException && exception is not ToolException;
 
-    /// <summary>
-    /// Refuses, as an I/O error with a one-line message, a path that .NET's file APIs would reject
-    /// with an ArgumentException (a stack trace, were it not caught): an empty one, or one with a NUL
-    /// character. <paramref name="failure"/> says what could not be done ("cannot read the key file '...'").
-    /// </summary>
+    /// <summary>Refuses, as an I/O error, a path that .NET's file APIs would reject with an ArgumentException
+    /// (a stack trace): an empty one, or one with a NUL. <paramref name="failure"/> says what could not be done.</summary>
     public static void CheckPath(string path, string failure)
     {
         if (path.Length == 0)

@@ -1,6 +1,5 @@
-// encrypt and decrypt: the library's streams between the input and the output. The streams seal and
-// open records on --threads threads with read-ahead and write-behind of their own, so all the tool
-// adds is the files, the key and the progress.
+// encrypt and decrypt: the library's streams, which seal and open records on --threads threads with
+// read-ahead and write-behind of their own, between the input and the output.
 //
 // Safety on failure: a file output is an OutputFile, renamed into place only after the last record was
 // written or verified, and deleted otherwise. On standard output, decrypt writes only data the stream

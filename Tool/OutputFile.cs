@@ -18,7 +18,7 @@ using System.Threading;
 
 namespace Cryptography.Tool;
 
-internal sealed partial class OutputFile : IDisposable
+internal sealed partial class OutputFile(string displayPath, string fullPath, string temporaryPath, bool overwrite) : IDisposable
 {
     /// <summary>rw------- : for keys and decrypted content.</summary>
     public const UnixFileMode OwnerOnly = UnixFileMode.UserRead | UnixFileMode.UserWrite;
@@ -31,34 +31,18 @@ internal sealed partial class OutputFile : IDisposable
     private const int TypeSymbolicLink = 0xA000;  // S_IFLNK
 
     private readonly Lock _gate = new();
-    private readonly string _displayPath;
-    private readonly string _path;
-    private readonly string _temporaryPath;
-    private readonly bool _overwrite;
     private FileStream? _stream;
     private CancellationTokenRegistration _onCancel;
     private bool _committed;
     private bool _discarded;
 
-    private OutputFile(string displayPath, string path, string temporaryPath, bool overwrite)
-    {
-        _displayPath = displayPath;
-        _path = path;
-        _temporaryPath = temporaryPath;
-        _overwrite = overwrite;
-    }
-
     /// <summary>The stream to write the content to (unbuffered: every write goes to the file).</summary>
     public Stream Stream => _stream!;
 
-    /// <summary>Creates the temporary file beside <paramref name="path"/>.</summary>
-    /// <param name="path">The output's path as the user gave it.</param>
-    /// <param name="overwrite">Whether an existing regular file at <paramref name="path"/> may be replaced.</param>
-    /// <param name="mode">The Unix mode of the new file, or null for the default (0666 less the umask).</param>
-    /// <param name="what">What the file is, for messages ("output", "key file").</param>
-    /// <param name="cancellationToken">Cancelled by an interrupt: the temporary file is then deleted. The
-    /// deletion is registered before the file is created, and creation and deletion take the same lock,
-    /// so a signal at any moment, even between the two, leaves no file behind.</param>
+    /// <summary>Creates the temporary file beside <paramref name="path"/>, with <paramref name="mode"/> (null:
+    /// 0666 less the umask). <paramref name="what"/> names it in messages ("output", "key file"). An
+    /// interrupt (<paramref name="cancellationToken"/>) deletes it: the deletion is registered before the
+    /// file is created, and both take the same lock, so a signal at any moment leaves no file behind.</summary>
     public static OutputFile Create(string path, bool overwrite, UnixFileMode? mode, string what, CancellationToken cancellationToken)
     {
         Errors.CheckPath(path, $"cannot create the {what} '{path}'");
@@ -121,7 +105,7 @@ internal sealed partial class OutputFile : IDisposable
         }
         catch (Exception exception) when (Errors.IsFileError(exception))
         {
-            throw Errors.IO($"cannot write the output '{_displayPath}' (temporary file '{_temporaryPath}')", exception);
+            throw Errors.IO($"cannot write the output '{displayPath}' (temporary file '{temporaryPath}')", exception);
         }
 
         lock (_gate)
@@ -130,15 +114,15 @@ internal sealed partial class OutputFile : IDisposable
             _stream.Dispose();
             try
             {
-                File.Move(_temporaryPath, _path, _overwrite);
+                File.Move(temporaryPath, fullPath, overwrite);
             }
-            catch (IOException exception) when (!_overwrite && File.Exists(_path))
+            catch (IOException exception) when (!overwrite && File.Exists(fullPath))
             {
-                throw new ToolException(ExitCodes.IO, $"'{_displayPath}' exists (it appeared while this command ran); use --force to replace it", exception);
+                throw new ToolException(ExitCodes.IO, $"'{displayPath}' exists (it appeared while this command ran); use --force to replace it", exception);
             }
             catch (Exception exception) when (Errors.IsFileError(exception))
             {
-                throw Errors.IO($"cannot rename the finished temporary file to '{_displayPath}'", exception);
+                throw Errors.IO($"cannot rename the finished temporary file to '{displayPath}'", exception);
             }
 
             _committed = true;
@@ -155,7 +139,7 @@ internal sealed partial class OutputFile : IDisposable
                 _discarded = true;
                 try
                 {
-                    File.Delete(_temporaryPath);
+                    File.Delete(temporaryPath);
                 }
                 catch (Exception exception) when (Errors.IsFileError(exception))
                 {

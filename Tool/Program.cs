@@ -4,6 +4,7 @@ using System;
 using System.CommandLine;
 using System.CommandLine.Invocation;
 using System.CommandLine.Parsing;
+using System.Runtime.InteropServices;
 using System.Security.Cryptography;
 using System.Threading;
 
@@ -15,8 +16,7 @@ internal static class Program
     {
         if (args.Length > 0 && args[0] is "encrypt" or "decrypt")
         {
-            // A thread of its own starts at once; the thread pool's first work item waited 7-17 ms for
-            // the pool to start its workers.
+            // A thread of its own starts at once; the thread pool's first work item waits for the pool to start.
             new Thread(WarmUp) { IsBackground = true, Name = "aesgcmsiv warm-up" }.Start();
         }
 
@@ -41,19 +41,16 @@ internal static class Program
             // to return, which a read blocked on a pipe or a terminal never does.
             ProcessTerminationTimeout = null,
 
-            // Every expected failure is caught and reported in one line; anything else is a bug, and
-            // its stack trace is worth seeing.
+            // Every expected failure is reported in one line (Cli.Run); anything else is a bug, and its
+            // stack trace is worth seeing.
             EnableDefaultExceptionHandler = true,
         });
     }
 
-    /// <summary>
-    /// Start-up work moved off the critical path. The first AesGcmSiv in a process runs the backend
-    /// self-test, which compiles the hardware code paths, and the first HKDF loads OpenSSL: together
-    /// 40-60 ms of an encrypt or decrypt that does nothing else. Run on another core while the arguments
-    /// are parsed and the files opened; a command that gets there first waits for the same one-time
-    /// initialisation (the runtime's class-initialisation lock), so the order cannot matter.
-    /// </summary>
+    /// <summary>The first AesGcmSiv runs the backend self-test, which compiles the hardware code paths, and
+    /// the first HKDF loads OpenSSL: 40-60 ms, a large share of a short command. Done on another core while
+    /// the arguments are parsed and the files opened; a command that gets there first waits for the same
+    /// one-time initialisation (the runtime's class-initialisation lock), so the order does not matter.</summary>
     private static void WarmUp()
     {
         try
@@ -64,8 +61,50 @@ internal static class Program
         }
         catch (Exception)
         {
-            // Whatever failed here, the command meets again on its own thread and reports there; an
-            // exception escaping the thread would end the process instead.
+            // The command meets the same failure on its own thread and reports it; an exception escaping
+            // this thread would end the process instead.
         }
+    }
+}
+
+/// <summary>
+/// Ctrl+C (SIGINT), SIGTERM and SIGHUP: the handler cancels <see cref="Token"/>, whose registrations run
+/// at once on the signal's thread and delete every unfinished output's temporary file (OutputFile.Discard,
+/// which cannot race with the rename that finishes one). It leaves the signal's default action alone, so
+/// the process then ends with that signal's status (a shell shows 130, 143, 129), even when the work is
+/// blocked in a read from a terminal or a pipe that no cancellation token can interrupt.
+/// </summary>
+internal static class Interrupt
+{
+    private static readonly CancellationTokenSource Source = new();
+
+    // Held for the life of the process: a registration that is collected no longer handles its signal.
+    private static PosixSignalRegistration[] _registrations = [];
+
+    public static CancellationToken Token => Source.Token;
+
+    public static void Install()
+    {
+        PosixSignal[] signals = OperatingSystem.IsWindows() ? [PosixSignal.SIGINT, PosixSignal.SIGTERM] : [PosixSignal.SIGINT, PosixSignal.SIGTERM, PosixSignal.SIGHUP];
+        _registrations = Array.ConvertAll(signals, signal => PosixSignalRegistration.Create(signal, OnSignal));
+    }
+
+    /// <summary>For a command that noticed the cancellation: the signal is about to end the process, so wait
+    /// for that rather than exit with a status of our own (giving up after a while, should it not).</summary>
+    public static void AwaitTheSignal() => Thread.Sleep(TimeSpan.FromSeconds(10));
+
+    private static void OnSignal(PosixSignalContext context)
+    {
+        Source.Cancel();
+        try
+        {
+            Console.Error.WriteLine($"{Cli.CommandName}: interrupted ({context.Signal}); no unfinished output file was left behind");
+        }
+        catch (System.IO.IOException)
+        {
+            // After SIGHUP the terminal may be gone; the cleanup above is what matters.
+        }
+
+        // context.Cancel stays false: the signal's default action ends the process now.
     }
 }
