@@ -54,9 +54,7 @@ internal static class Cli
             + "(the default) or AES-128-GCM (RFC 8188 aes128gcm), streaming in constant memory. INPUT and "
             + "OUTPUT default to standard input and output ('-' names them too).")
         {
-            Keygen(),
-            Encrypt(),
-            Decrypt(),
+            Keygen(), Encrypt(), Decrypt(),
         };
         HelpOption help = root.Options.OfType<HelpOption>().Single();
         help.Action = new HelpWithEpilog((HelpAction)help.Action!);
@@ -116,12 +114,7 @@ internal static class Cli
     /// <summary>encrypt or decrypt: the options both take, declared here once, around the command's own.</summary>
     private static Command FileCommand(string name, string description, Option[] own, Func<ParseResult, FileJob, int> run)
     {
-        var key = new Option<string>("--key", "-k")
-        {
-            Description = "The key file: exactly 16 or 32 raw bytes, as 'keygen' writes.",
-            Required = true,
-            HelpName = "KEYFILE",
-        };
+        var key = new Option<string>("--key", "-k") { Description = "The key file: exactly 16 or 32 raw bytes, as 'keygen' writes.", Required = true, HelpName = "KEYFILE" };
         Option<ContentCoding> coding = Coding();
         var threads = new Option<int>("--threads", "-t")
         {
@@ -186,12 +179,7 @@ internal static class Cli
 
     private static Argument<string> FileArgument(string name, string description)
     {
-        var argument = new Argument<string>(name)
-        {
-            Description = description,
-            Arity = ArgumentArity.ZeroOrOne,
-            DefaultValueFactory = _ => "-",
-        };
+        var argument = new Argument<string>(name) { Description = description, Arity = ArgumentArity.ZeroOrOne, DefaultValueFactory = _ => "-" };
 
         // The parser takes an unknown option for a file name; a misspelt option should not become one.
         argument.Validators.Add(result =>

@@ -30,16 +30,12 @@ internal sealed class Endpoint(Stream inner, string name, bool isOutput, long? k
 
     public override long Length => throw new NotSupportedException();
 
-    public override long Position
-    {
-        get => throw new NotSupportedException();
-        set => throw new NotSupportedException();
-    }
+    public override long Position { get => throw new NotSupportedException(); set => throw new NotSupportedException(); }
 
     /// <summary>Opens the input: a file, read sequentially without a buffer of its own, or standard input.</summary>
     public static Endpoint OpenInput(string path)
     {
-        if (IsStandard(path))
+        if (path == "-")
         {
             return new Endpoint(Console.OpenStandardInput(), "standard input", isOutput: false);
         }
@@ -67,7 +63,7 @@ internal sealed class Endpoint(Stream inner, string name, bool isOutput, long? k
     /// (<paramref name="binaryRefusedOnTerminal"/>) is refused when it is a terminal, as gzip does.</summary>
     public static Endpoint OpenOutput(string path, bool force, UnixFileMode? mode, bool binaryRefusedOnTerminal, CancellationToken cancellationToken)
     {
-        if (!IsStandard(path))
+        if (path != "-")
         {
             OutputFile output = OutputFile.Create(path, force, mode, "output", cancellationToken);
             return new Endpoint(output.Stream, $"'{path}'", isOutput: true, file: output);
@@ -145,6 +141,4 @@ internal sealed class Endpoint(Stream inner, string name, bool isOutput, long? k
 
         base.Dispose(disposing);
     }
-
-    private static bool IsStandard(string path) => path == "-";
 }

@@ -21,9 +21,8 @@ internal static class ExitCodes
     /// <summary>Decryption failed: wrong key or coding, a modified, truncated or extended body, or not an encrypted body at all.</summary>
     public const int Data = 3;
 
-    /// <summary>Interrupted: the process ends by the signal itself (a shell reports 128 + the signal: 130 for
-    /// Ctrl+C, 143 for SIGTERM, 129 for SIGHUP); an unfinished output file was removed first. Returned only if the work
-    /// notices the cancellation before the signal has ended the process.</summary>
+    /// <summary>Interrupted, as a shell reports Ctrl+C (128 + SIGINT): returned only if the work notices the
+    /// cancellation before the signal itself ends the process, after removing an unfinished output file.</summary>
     public const int Interrupted = 130;
 }
 
@@ -36,14 +35,12 @@ internal static class Errors
     /// (a stack trace): an empty one, or one with a NUL. <paramref name="failure"/> says what could not be done.</summary>
     public static void CheckPath(string path, string failure)
     {
-        if (path.Length == 0)
+        string? problem = path.Length == 0 ? "the path is empty"
+            : path.Contains('\0', StringComparison.Ordinal) ? "the path contains a NUL character"
+            : null;
+        if (problem is not null)
         {
-            throw new ToolException(ExitCodes.IO, $"{failure}: the path is empty");
-        }
-
-        if (path.Contains('\0', StringComparison.Ordinal))
-        {
-            throw new ToolException(ExitCodes.IO, $"{failure}: the path contains a NUL character");
+            throw new ToolException(ExitCodes.IO, $"{failure}: {problem}");
         }
     }
 

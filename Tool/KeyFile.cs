@@ -42,15 +42,15 @@ internal static class KeyFile
                 throw Errors.IO($"cannot read the key file '{path}'", exception);
             }
 
-            if (read == 0)
-            {
-                throw new ToolException(ExitCodes.IO, $"the key file '{path}' is empty; a key file holds 16 or 32 raw bytes (see 'keygen')");
-            }
-
             if (!IsValidLength(read))
             {
-                string length = read > 32 ? "more than 32 bytes" : $"{read} bytes";
-                throw new ToolException(ExitCodes.IO, $"the key file '{path}' holds {length}; a key file holds exactly 16 or 32 raw bytes (see 'keygen'), not text or base64");
+                string problem = read switch
+                {
+                    0 => "is empty; a key file holds 16 or 32 raw bytes (see 'keygen')",
+                    > 32 => "holds more than 32 bytes; a key file holds exactly 16 or 32 raw bytes (see 'keygen'), not text or base64",
+                    _ => $"holds {read} bytes; a key file holds exactly 16 or 32 raw bytes (see 'keygen'), not text or base64",
+                };
+                throw new ToolException(ExitCodes.IO, $"the key file '{path}' {problem}");
             }
 
             byte[] key = GC.AllocateArray<byte>(read, pinned: true);

@@ -151,14 +151,12 @@ internal sealed partial class OutputFile(string displayPath, string fullPath, st
 
     public void Dispose()
     {
-        // Outside the lock: disposing a registration waits for a Discard in progress, which takes the lock.
+        // First: disposing the registration waits for a Discard in progress on the signal's thread, and
+        // none starts after it, so this thread alone has the file now.
         _onCancel.Dispose();
-        lock (_gate)
-        {
-            _stream?.Dispose();
-        }
+        _stream?.Dispose();
 
-        // Also after a Discard from another thread: on Windows an open file cannot be deleted.
+        // Also after a Discard from the signal's thread: on Windows an open file cannot be deleted.
         Discard();
     }
 

@@ -24,11 +24,7 @@ internal static class ProgressDisplay
 
         // Interactive: stderr is a terminal (checked above). Spectre.Console would otherwise decide from
         // stdin, and fall back to printing static lines when the input comes from a pipe.
-        IAnsiConsole console = AnsiConsole.Create(new AnsiConsoleSettings
-        {
-            Out = new AnsiConsoleOutput(Console.Error),
-            Interactive = InteractionSupport.Yes,
-        });
+        IAnsiConsole console = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(Console.Error), Interactive = InteractionSupport.Yes });
         ProgressColumn[] columns = total is null
             ? [new TaskDescriptionColumn(), new SpinnerColumn(), new TransferSpeedColumn(), new ElapsedTimeColumn()]
             : [new TaskDescriptionColumn(), new ProgressBarColumn(), new PercentageColumn(), new TransferSpeedColumn(), new RemainingTimeColumn()];
