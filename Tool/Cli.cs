@@ -68,11 +68,7 @@ internal static class Cli
         bytes.AcceptOnlyFromAmong("16", "32");
         Option<bool> force = Force("Replace an existing KEYFILE.");
         var command = new Command("keygen", "Writes a new random key (from the operating system's CSPRNG) to KEYFILE. Refuses to replace an existing file without --force.") { keyFile, bytes, force };
-        command.SetAction(result => Run(() =>
-        {
-            KeyFile.Generate(result.GetRequiredValue(keyFile), result.GetValue(bytes), result.GetValue(force), Interrupt.Token);
-            return ExitCodes.Success;
-        }));
+        command.SetAction(result => Run(() => KeyFile.Generate(result.GetRequiredValue(keyFile), result.GetValue(bytes), result.GetValue(force), Interrupt.Token)));
         return command;
     }
 
@@ -85,11 +81,7 @@ internal static class Cli
             HelpName = "N",
         };
         InRange(recordSize, ContentEncoding.MinRecordSize, ContentEncoding.MaxRecordSize);
-        var keyId = new Option<string>("--key-id")
-        {
-            Description = "A key id to put in the header, in the clear (UTF-8, at most 255 bytes), so that a receiver can pick the key. Not secret.",
-            HelpName = "ID",
-        };
+        var keyId = new Option<string>("--key-id") { Description = "A key id to put in the header, in the clear (UTF-8, at most 255 bytes), so that a receiver can pick the key. Not secret.", HelpName = "ID" };
         keyId.Validators.Add(result =>
         {
             if (result.GetValueOrDefault<string>() is { } value && System.Text.Encoding.UTF8.GetByteCount(value) > 255)

@@ -1,6 +1,5 @@
-// Where the tool reads from and writes to: a file or "-" (standard input or output), as a forward-only
-// stream that turns an I/O error into a message naming the file, and counts the bytes that pass (for
-// the progress display, and for the message after a failure on standard output).
+// The input or the output: a file or "-" (standard input or output), as a forward-only stream that turns
+// an I/O error into a message naming it, and counts the bytes (for progress and failure messages).
 
 using System;
 using System.IO;

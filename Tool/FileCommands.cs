@@ -1,16 +1,14 @@
-// encrypt and decrypt: the library's streams, which seal and open records on --threads threads with
-// read-ahead and write-behind of their own, between the input and the output.
-//
-// Safety on failure: a file output is an OutputFile, renamed into place only after the last record was
-// written or verified, and deleted otherwise. On standard output, decrypt writes only data the stream
-// has verified, and a failure exits non-zero; encrypt aborts the stream on failure, so the last record
-// is never written and a decoder sees the body truncated rather than complete.
+// encrypt and decrypt: the library's streams (parallel, with read-ahead) between the input and the output.
+// On failure, a file output is deleted (OutputFile). On standard output, decrypt has written only data the
+// stream verified, and exits non-zero; encrypt aborts the stream, so the last record is never written and
+// a decoder sees the body truncated rather than complete.
 
 using System;
 using System.Globalization;
 using System.IO;
 using System.Security.Cryptography;
 using System.Threading;
+using Spectre.Console;
 
 namespace Cryptography.Tool;
 
@@ -18,6 +16,8 @@ internal static class FileCommands
 {
     /// <summary>The copy buffer: large, so that each read from the input moves many records.</summary>
     private const int CopyBufferSize = 1 << 20;
+
+    private const int ProgressIntervalMilliseconds = 100;
 
     public static int Encrypt(FileJob job, int recordSize, string? keyId, CancellationToken cancellationToken)
     {
@@ -71,39 +71,76 @@ internal static class FileCommands
         }
     }
 
-    /// <summary>Copies <paramref name="from"/> to <paramref name="to"/>, showing the input's position at
-    /// most ten times a second. The buffer holds plaintext either way: pinned, and wiped at the end.</summary>
+    /// <summary>Copies <paramref name="from"/> to <paramref name="to"/>, with a progress bar on stderr only when
+    /// stderr is a terminal and stdout is not that same terminal receiving the content: silent when piped.
+    /// The buffer holds plaintext either way: pinned, and wiped at the end.</summary>
     private static void Copy(Stream from, Stream to, string description, Endpoint input, Endpoint output, CancellationToken cancellationToken)
     {
         byte[] buffer = GC.AllocateUninitializedArray<byte>(CopyBufferSize, pinned: true);
+        long? total = input.KnownLength;
         try
         {
-            ProgressDisplay.Run(output, description, input.KnownLength, report =>
+            if (Console.IsErrorRedirected || (output.IsStandardOutput && !Console.IsOutputRedirected))
             {
-                long nextReport = Environment.TickCount64 + ProgressDisplay.IntervalMilliseconds;
-                int read;
-                while ((read = from.Read(buffer)) > 0)
-                {
-                    cancellationToken.ThrowIfCancellationRequested();
-                    to.Write(buffer, 0, read);
-                    if (report is not null && Environment.TickCount64 >= nextReport)
-                    {
-                        report(input.BytesPassed);
-                        nextReport = Environment.TickCount64 + ProgressDisplay.IntervalMilliseconds;
-                    }
-                }
+                Loop(null);
+                return;
+            }
 
-                cancellationToken.ThrowIfCancellationRequested();
+            // Interactive, as stderr is a terminal: Spectre.Console would otherwise decide from stdin, and
+            // print static lines when the input comes from a pipe.
+            IAnsiConsole console = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(Console.Error), Interactive = InteractionSupport.Yes });
+            ProgressColumn[] columns = total is null
+                ? [new TaskDescriptionColumn(), new SpinnerColumn(), new TransferSpeedColumn(), new ElapsedTimeColumn()]
+                : [new TaskDescriptionColumn(), new ProgressBarColumn(), new PercentageColumn(), new TransferSpeedColumn(), new RemainingTimeColumn()];
+            console.Progress().AutoClear(true).Columns(columns).Start(context =>
+            {
+                ProgressTask task = context.AddTask(Markup.Escape(description), maxValue: total is > 0 ? total.Value : double.MaxValue);
+                task.IsIndeterminate = total is null;
+                Loop(task);
+                task.Value = task.MaxValue;
             });
         }
         finally
         {
             CryptographicOperations.ZeroMemory(buffer);
         }
+
+        void Loop(ProgressTask? task)
+        {
+            // The display is updated at most ten times a second, so it costs nothing in the hot loop.
+            long nextReport = Environment.TickCount64 + ProgressIntervalMilliseconds;
+            int read;
+            while ((read = from.Read(buffer)) > 0)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+                to.Write(buffer, 0, read);
+                if (task is not null && Environment.TickCount64 >= nextReport)
+                {
+                    long bytes = input.BytesPassed;
+                    task.Value = bytes;
+                    if (total is null)
+                    {
+                        // No known length (standard input): the bar is indeterminate, and the description counts the bytes.
+                        task.Description = Markup.Escape($"{description} {FormatBytes(bytes)}");
+                    }
+
+                    nextReport = Environment.TickCount64 + ProgressIntervalMilliseconds;
+                }
+            }
+
+            cancellationToken.ThrowIfCancellationRequested();
+        }
     }
 
-    /// <summary>Says what went wrong and where: the byte offset in the input, the record, and what
-    /// became of the output.</summary>
+    private static string FormatBytes(long bytes) => bytes switch
+    {
+        >= 1L << 30 => string.Create(CultureInfo.InvariantCulture, $"{bytes / (double)(1L << 30):0.00} GiB"),
+        >= 1L << 20 => string.Create(CultureInfo.InvariantCulture, $"{bytes / (double)(1L << 20):0.0} MiB"),
+        >= 1L << 10 => string.Create(CultureInfo.InvariantCulture, $"{bytes / (double)(1L << 10):0.0} KiB"),
+        _ => string.Create(CultureInfo.InvariantCulture, $"{bytes} B"),
+    };
+
+    /// <summary>What went wrong and where (byte offset, record), and what became of the output.</summary>
     private static string DescribeFailure(ContentEncodingException exception, ContentDecryptingStream decrypting, Endpoint input, Endpoint output)
     {
         // A bad full record ends at its record boundary (the stream may have read ahead of it); a record

@@ -1,8 +1,7 @@
-// Key files: the raw bytes of a key, 16 or 32 of them, nothing else (no text, no base64, no newline).
-// Both codings use them as the input keying material (IKM) of RFC 8188's HKDF key schedule, which
-// derives each file's content key and nonce from the IKM and the file's random salt. The lengths are
-// those keygen writes; anything else is far more likely a mistake (a text file, a trailing newline,
-// the wrong file) than a key, so it is refused. Messages name the file and its length, never its bytes.
+// Key files: the raw bytes of a key, 16 or 32 of them, nothing else: the input keying material of RFC
+// 8188's HKDF key schedule (with each file's random salt). Any other length is far more likely a mistake
+// (a text file, a trailing newline, the wrong file) than a key, so it is refused. Messages name the file
+// and its length, never its bytes.
 
 using System;
 using System.IO;
@@ -65,7 +64,7 @@ internal static class KeyFile
 
     /// <summary>Writes a fresh random key of <paramref name="length"/> bytes to <paramref name="path"/>,
     /// readable and writable by its owner only (0600) from the moment it exists.</summary>
-    public static void Generate(string path, int length, bool force, CancellationToken cancellationToken)
+    public static int Generate(string path, int length, bool force, CancellationToken cancellationToken)
     {
         byte[] key = GC.AllocateArray<byte>(length, pinned: true);
         try
@@ -74,6 +73,7 @@ internal static class KeyFile
             using var output = OutputFile.Create(path, force, OutputFile.OwnerOnly, "key file", cancellationToken);
             output.Stream.Write(key);
             output.Commit();
+            return ExitCodes.Success;
         }
         finally
         {

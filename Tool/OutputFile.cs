@@ -4,10 +4,9 @@
 // file, and a failure or an interrupt leaves only the temporary name, which is deleted. Discard may be
 // called from another thread (the signal handler) while the owner is still writing.
 //
-// The rename must not replace a device or a named pipe (/dev/null), but .NET reports those and a
-// regular file alike (FileAttributes.Normal). So on Linux the target's type comes from statx(2), whose
-// struct has one layout on every architecture (stx_mode is the u16 at offset 28;
-// include/uapi/linux/stat.h); elsewhere from .NET's view (directory, symbolic link, or a file).
+// The rename must not replace a device or a named pipe (/dev/null), which .NET cannot tell from a
+// regular file: on Linux the target's type comes from statx(2), whose struct has one layout on every
+// architecture (include/uapi/linux/stat.h).
 
 using System;
 using System.IO;
@@ -36,7 +35,7 @@ internal sealed partial class OutputFile(string displayPath, string fullPath, st
     private bool _committed;
     private bool _discarded;
 
-    /// <summary>The stream to write the content to (unbuffered: every write goes to the file).</summary>
+    /// <summary>The content goes here (unbuffered: every write goes to the file).</summary>
     public Stream Stream => _stream!;
 
     /// <summary>Creates the temporary file beside <paramref name="path"/>, with <paramref name="mode"/> (null:
@@ -183,7 +182,7 @@ internal sealed partial class OutputFile(string displayPath, string fullPath, st
             : Missing;
     }
 
-    /// <summary>The type from statx(2), or null where it cannot tell (no statx, or an error other than a missing file).</summary>
+    /// <summary>The type from statx(2), or null when it cannot tell.</summary>
     private static int? TryStatx(string path)
     {
         const int AtFdCwd = -100;             // AT_FDCWD: a relative path is relative to the working directory

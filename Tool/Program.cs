@@ -47,10 +47,9 @@ internal static class Program
         });
     }
 
-    /// <summary>The first AesGcmSiv runs the backend self-test, which compiles the hardware code paths, and
-    /// the first HKDF loads OpenSSL: 40-60 ms, a large share of a short command. Done on another core while
-    /// the arguments are parsed and the files opened; a command that gets there first waits for the same
-    /// one-time initialisation (the runtime's class-initialisation lock), so the order does not matter.</summary>
+    /// <summary>The backend self-test (which compiles the hardware code paths) and loading OpenSSL for HKDF
+    /// take 40-60 ms, a large share of a short command: done on another core while the arguments are parsed
+    /// and the files opened. A command that gets there first waits for the same one-time initialisation.</summary>
     private static void WarmUp()
     {
         try
@@ -67,13 +66,10 @@ internal static class Program
     }
 }
 
-/// <summary>
-/// Ctrl+C (SIGINT), SIGTERM and SIGHUP: the handler cancels <see cref="Token"/>, whose registrations run
-/// at once on the signal's thread and delete every unfinished output's temporary file (OutputFile.Discard,
-/// which cannot race with the rename that finishes one). It leaves the signal's default action alone, so
-/// the process then ends with that signal's status (a shell shows 130, 143, 129), even when the work is
-/// blocked in a read from a terminal or a pipe that no cancellation token can interrupt.
-/// </summary>
+/// <summary>SIGINT, SIGTERM, SIGHUP: the handler cancels <see cref="Token"/>, whose registrations delete every
+/// unfinished output's temporary file at once (OutputFile.Discard, which cannot race with the rename that
+/// finishes one). Then the signal's default action ends the process with that signal's status, even when
+/// the work is blocked in a read from a terminal or a pipe that no cancellation token can interrupt.</summary>
 internal static class Interrupt
 {
     private static readonly CancellationTokenSource Source = new();
