@@ -111,9 +111,7 @@ internal static class Cli
         var threads = new Option<int>("--threads", "-t")
         {
             Description = "How many threads seal or open records at once (1 to 256). Default: the number of processors.",
-
-            // Every processor: the sealing and opening threads take records as they get a core, so they
-            // fill the time the tool's own reads and writes leave free.
+            // Every processor: the sealing and opening threads fill the time the tool's reads and writes leave free.
             DefaultValueFactory = _ => Math.Clamp(Environment.ProcessorCount, 1, 256),
             HelpName = "N",
         };
@@ -133,30 +131,26 @@ internal static class Cli
         return command;
     }
 
-    private static Option<ContentCoding> Coding()
+    private static Option<ContentCoding> Coding() => new("--coding", "-c")
     {
-        var coding = new Option<ContentCoding>("--coding", "-c")
+        Description = "The record coding: gcmsiv (AES-256-GCM-SIV records, misuse-resistant; also 'aes256gcmsiv') or aes128gcm (RFC 8188, interoperable).",
+        DefaultValueFactory = _ => ContentCoding.Aes256GcmSiv,
+        HelpName = "gcmsiv|aes128gcm",
+        CompletionSources = { { GcmSivShortName, ContentEncoding.Aes256GcmSivName, ContentEncoding.Aes128GcmName } },
+        CustomParser = result =>
         {
-            Description = "The record coding: gcmsiv (AES-256-GCM-SIV records, misuse-resistant; also 'aes256gcmsiv') or aes128gcm (RFC 8188, interoperable).",
-            DefaultValueFactory = _ => ContentCoding.Aes256GcmSiv,
-            HelpName = "gcmsiv|aes128gcm",
-            CustomParser = result =>
+            // The HTTP names the library knows, or "gcmsiv"; anything else is not a coding (never silently one of them).
+            string name = result.Tokens[^1].Value;
+            string httpName = string.Equals(name, GcmSivShortName, StringComparison.OrdinalIgnoreCase) ? ContentEncoding.Aes256GcmSivName : name;
+            if (ContentEncoding.TryGetCoding(httpName, out ContentCoding parsed))
             {
-                // The HTTP names the library knows, or "gcmsiv"; anything else is not a coding (never silently one of them).
-                string name = result.Tokens[^1].Value;
-                string httpName = string.Equals(name, GcmSivShortName, StringComparison.OrdinalIgnoreCase) ? ContentEncoding.Aes256GcmSivName : name;
-                if (ContentEncoding.TryGetCoding(httpName, out ContentCoding parsed))
-                {
-                    return parsed;
-                }
+                return parsed;
+            }
 
-                result.AddError($"Unknown --coding '{name}': use gcmsiv (also aes256gcmsiv) or aes128gcm.");
-                return default;
-            },
-        };
-        coding.CompletionSources.Add(GcmSivShortName, ContentEncoding.Aes256GcmSivName, ContentEncoding.Aes128GcmName);
-        return coding;
-    }
+            result.AddError($"Unknown --coding '{name}': use gcmsiv (also aes256gcmsiv) or aes128gcm.");
+            return default;
+        },
+    };
 
     private static void InRange(Option<int> option, int min, int max) => option.Validators.Add(result =>
     {

@@ -57,9 +57,8 @@ internal sealed class Endpoint(Stream inner, string name, bool isOutput, long? k
         }
     }
 
-    /// <summary>Opens the output: an <see cref="OutputFile"/> (complete or absent, and deleted when
-    /// <paramref name="cancellationToken"/> is cancelled) or standard output, where ciphertext
-    /// (<paramref name="binaryRefusedOnTerminal"/>) is refused when it is a terminal, as gzip does.</summary>
+    /// <summary>Opens the output: an <see cref="OutputFile"/> (complete or absent) or standard output, which
+    /// refuses ciphertext (<paramref name="binaryRefusedOnTerminal"/>) when it is a terminal, as gzip does.</summary>
     public static Endpoint OpenOutput(string path, bool force, UnixFileMode? mode, bool binaryRefusedOnTerminal, CancellationToken cancellationToken)
     {
         if (path != "-")

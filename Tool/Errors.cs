@@ -1,6 +1,5 @@
-// How the tool fails: one exit code per kind of failure, so that scripts can tell a typo from a missing
-// file from a forged or damaged ciphertext (listed in --help and docs/tool.md), and one short line on
-// stderr. .NET's own messages repeat the path, which the tool's messages already name.
+// How the tool fails: one exit code per kind of failure, so that scripts can tell a typo from a missing file
+// from a forged or damaged ciphertext, and one short line on stderr (.NET's messages repeat the path).
 
 using System;
 using System.IO;

@@ -17,8 +17,6 @@ internal static class FileCommands
     /// <summary>The copy buffer: large, so that each read from the input moves many records.</summary>
     private const int CopyBufferSize = 1 << 20;
 
-    private const int ProgressIntervalMilliseconds = 100;
-
     public static int Encrypt(FileJob job, int recordSize, string? keyId, CancellationToken cancellationToken)
     {
         byte[] keyIdBytes = keyId is null ? [] : System.Text.Encoding.UTF8.GetBytes(keyId);
@@ -71,9 +69,8 @@ internal static class FileCommands
         }
     }
 
-    /// <summary>Copies <paramref name="from"/> to <paramref name="to"/>, with a progress bar on stderr only when
-    /// stderr is a terminal and stdout is not that same terminal receiving the content: silent when piped.
-    /// The buffer holds plaintext either way: pinned, and wiped at the end.</summary>
+    /// <summary>Copies <paramref name="from"/> to <paramref name="to"/>, with a progress bar on stderr when it is a
+    /// terminal that stdout is not also writing the content to. The buffer holds plaintext: pinned, and wiped.</summary>
     private static void Copy(Stream from, Stream to, string description, Endpoint input, Endpoint output, CancellationToken cancellationToken)
     {
         byte[] buffer = GC.AllocateUninitializedArray<byte>(CopyBufferSize, pinned: true);
@@ -108,7 +105,8 @@ internal static class FileCommands
         void Loop(ProgressTask? task)
         {
             // The display is updated at most ten times a second, so it costs nothing in the hot loop.
-            long nextReport = Environment.TickCount64 + ProgressIntervalMilliseconds;
+            const int ReportIntervalMilliseconds = 100;
+            long nextReport = Environment.TickCount64 + ReportIntervalMilliseconds;
             int read;
             while ((read = from.Read(buffer)) > 0)
             {
@@ -124,7 +122,7 @@ internal static class FileCommands
                         task.Description = Markup.Escape($"{description} {FormatBytes(bytes)}");
                     }
 
-                    nextReport = Environment.TickCount64 + ProgressIntervalMilliseconds;
+                    nextReport = Environment.TickCount64 + ReportIntervalMilliseconds;
                 }
             }
 

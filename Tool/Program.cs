@@ -37,19 +37,17 @@ internal static class Program
 
         return parsed.Invoke(new InvocationConfiguration
         {
-            // Interrupt handles the signals: System.CommandLine's handling would wait for the command
-            // to return, which a read blocked on a pipe or a terminal never does.
+            // Interrupt handles the signals: this handling would wait for a command blocked in a read to return.
             ProcessTerminationTimeout = null,
 
-            // Every expected failure is reported in one line (Cli.Run); anything else is a bug, and its
-            // stack trace is worth seeing.
+            // Expected failures are reported in one line (Cli.Run); anything else is a bug worth its stack trace.
             EnableDefaultExceptionHandler = true,
         });
     }
 
-    /// <summary>The backend self-test (which compiles the hardware code paths) and loading OpenSSL for HKDF
-    /// take 40-60 ms, a large share of a short command: done on another core while the arguments are parsed
-    /// and the files opened. A command that gets there first waits for the same one-time initialisation.</summary>
+    /// <summary>The backend self-test (which compiles the hardware code paths) and loading OpenSSL for HKDF take
+    /// 40-60 ms, a large share of a short command: done on another core while the arguments are parsed and the
+    /// files opened (a command that gets there first waits for the same one-time initialisation).</summary>
     private static void WarmUp()
     {
         try
@@ -85,8 +83,7 @@ internal static class Interrupt
         _registrations = Array.ConvertAll(signals, signal => PosixSignalRegistration.Create(signal, OnSignal));
     }
 
-    /// <summary>For a command that noticed the cancellation: the signal is about to end the process, so wait
-    /// for that rather than exit with a status of our own (giving up after a while, should it not).</summary>
+    /// <summary>The signal is about to end the process: wait for that (a while) rather than exit with our own status.</summary>
     public static void AwaitTheSignal() => Thread.Sleep(TimeSpan.FromSeconds(10));
 
     private static void OnSignal(PosixSignalContext context)
