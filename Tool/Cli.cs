@@ -1,10 +1,13 @@
-// The command line, with System.CommandLine: keygen, encrypt, decrypt, their options, and a help
-// text that ends with what a key file is and what the exit codes mean.
+// The command line, with System.CommandLine: keygen, encrypt, decrypt, their options, a help text that
+// ends with what a key file is and what the exit codes mean, and how failures become those exit codes:
+// one per kind of failure, so that scripts can tell a typo from a missing file from a forged or damaged
+// ciphertext, with one short line on stderr (.NET's own messages repeat the path).
 
 using System;
 using System.CommandLine;
 using System.CommandLine.Help;
 using System.CommandLine.Invocation;
+using System.IO;
 using System.Linq;
 
 namespace Cryptography.Tool;
@@ -66,7 +69,7 @@ internal static class Cli
         var keyFile = new Argument<string>("KEYFILE") { Description = "The file to write the key to (raw bytes, mode 0600 on Unix)." };
         var bytes = new Option<int>("--bytes", "-b") { Description = "The key's length in bytes: 16 or 32.", DefaultValueFactory = _ => KeyFile.DefaultLength };
         bytes.AcceptOnlyFromAmong("16", "32");
-        Option<bool> force = Force("Replace an existing KEYFILE.");
+        var force = new Option<bool>("--force", "-f") { Description = "Replace an existing KEYFILE." };
         var command = new Command("keygen", "Writes a new random key (from the operating system's CSPRNG) to KEYFILE. Refuses to replace an existing file without --force.") { keyFile, bytes, force };
         command.SetAction(result => Run(() => KeyFile.Generate(result.GetRequiredValue(keyFile), result.GetValue(bytes), result.GetValue(force), Interrupt.Token)));
         return command;
@@ -116,7 +119,7 @@ internal static class Cli
             HelpName = "N",
         };
         InRange(threads, 1, 256);
-        Option<bool> force = Force("Replace an existing OUTPUT file.");
+        var force = new Option<bool>("--force", "-f") { Description = "Replace an existing OUTPUT file." };
         Argument<string> input = FileArgument("INPUT", "The file to read, or '-' for standard input (the default).");
         Argument<string> output = FileArgument("OUTPUT", "The file to write, or '-' for standard output (the default).");
         var command = new Command(name, description) { input, output };
@@ -160,8 +163,6 @@ internal static class Cli
             result.AddError(FormattableString.Invariant($"{option.Name} must be between {min} and {max}, not {value}."));
         }
     });
-
-    private static Option<bool> Force(string description) => new("--force", "-f") { Description = description };
 
     private static Argument<string> FileArgument(string name, string description)
     {
@@ -213,3 +214,58 @@ internal static class Cli
 
 /// <summary>What encrypt and decrypt both take from the command line.</summary>
 internal sealed record FileJob(string KeyPath, ContentCoding Coding, int Threads, string InputPath, string OutputPath, bool Force);
+
+/// <summary>The exit codes, as <see cref="Cli.Epilog"/> explains them.</summary>
+internal static class ExitCodes
+{
+    public const int Success = 0;
+
+    /// <summary>System.CommandLine's parse-error code: nothing was read or written.</summary>
+    public const int Usage = 1;
+
+    public const int IO = 2;
+
+    public const int Data = 3;
+
+    /// <summary>Interrupted, as a shell reports Ctrl+C (128 + SIGINT): returned only if the work notices the
+    /// cancellation before the signal itself ends the process, after removing an unfinished output file.</summary>
+    public const int Interrupted = 130;
+}
+
+internal static class Errors
+{
+    public static bool IsFileError(Exception exception) => exception is IOException or UnauthorizedAccessException;
+
+    /// <summary>Refuses, as an I/O error, a path that .NET's file APIs would reject with an ArgumentException
+    /// (a stack trace): an empty one, or one with a NUL. <paramref name="failure"/> says what could not be done.</summary>
+    public static void CheckPath(string path, string failure)
+    {
+        string? problem = path.Length == 0 ? "the path is empty"
+            : path.Contains('\0', StringComparison.Ordinal) ? "the path contains a NUL character"
+            : null;
+        if (problem is not null)
+        {
+            throw new ToolException(ExitCodes.IO, $"{failure}: {problem}");
+        }
+    }
+
+    public static string Describe(Exception exception) => exception switch
+    {
+        FileNotFoundException => "no such file",
+        DirectoryNotFoundException => "no such directory",
+        UnauthorizedAccessException => "permission denied",
+        PathTooLongException => "the path is too long",
+        _ => exception.Message,
+    };
+
+    /// <summary>An I/O error as a one-line message: what could not be done, and why.</summary>
+    public static ToolException IO(string failure, Exception exception) =>
+        new(ExitCodes.IO, $"{failure}: {Describe(exception)}", exception);
+}
+
+/// <summary>A failure the tool reports as one line on stderr and an exit code.</summary>
+internal sealed class ToolException(int exitCode, string message, Exception? innerException = null)
+    : Exception(message, innerException)
+{
+    public int ExitCode { get; } = exitCode;
+}

@@ -9,10 +9,8 @@ namespace Cryptography.Tool;
 
 internal sealed class Endpoint(Stream inner, string name, bool isOutput, long? knownLength = null, OutputFile? file = null) : Stream
 {
-    /// <summary>How messages name the input or output.</summary>
     public string Name => name;
 
-    /// <summary>The input's length when it is known in advance (a regular file).</summary>
     public long? KnownLength => knownLength;
 
     /// <summary>How many bytes have been read or written: for the input, where the reader is in it.</summary>

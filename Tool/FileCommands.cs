@@ -49,8 +49,7 @@ internal static class FileCommands
             }
         });
 
-    /// <summary>Reads the key, opens the input and the output, runs <paramref name="work"/> and, only
-    /// if it completed uninterrupted, makes the output final. The key is wiped either way.</summary>
+    /// <summary>Runs <paramref name="work"/> and, only if it completed uninterrupted, makes the output final; wipes the key.</summary>
     private static int Run(FileJob job, UnixFileMode? mode, bool binaryRefusedOnTerminal, CancellationToken cancellationToken, Action<byte[], Endpoint, Endpoint> work)
     {
         byte[] key = KeyFile.Read(job.KeyPath);

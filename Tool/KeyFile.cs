@@ -1,7 +1,6 @@
-// Key files: the raw bytes of a key, 16 or 32 of them, nothing else: the input keying material of RFC
-// 8188's HKDF key schedule (with each file's random salt). Any other length is far more likely a mistake
-// (a text file, a trailing newline, the wrong file) than a key, so it is refused. Messages name the file
-// and its length, never its bytes.
+// Key files: 16 or 32 raw bytes, nothing else: the input keying material of RFC 8188's HKDF key schedule.
+// Any other length is far more likely a mistake (a text file, a trailing newline, the wrong file) than a
+// key, so it is refused. Messages name the file and its length, never its bytes.
 
 using System;
 using System.IO;
@@ -62,8 +61,7 @@ internal static class KeyFile
         }
     }
 
-    /// <summary>Writes a fresh random key of <paramref name="length"/> bytes to <paramref name="path"/>,
-    /// readable and writable by its owner only (0600) from the moment it exists.</summary>
+    /// <summary>Writes a fresh random key, readable and writable by its owner only (0600) from the moment it exists.</summary>
     public static int Generate(string path, int length, bool force, CancellationToken cancellationToken)
     {
         byte[] key = GC.AllocateArray<byte>(length, pinned: true);

@@ -4,9 +4,8 @@
 // file, and a failure or an interrupt leaves only the temporary name, which is deleted. Discard may be
 // called from another thread (the signal handler) while the owner is still writing.
 //
-// The rename must not replace a device or a named pipe (/dev/null), which .NET cannot tell from a
-// regular file: on Linux the target's type comes from statx(2), whose struct has one layout on every
-// architecture (include/uapi/linux/stat.h).
+// The rename must not replace a device or a named pipe (/dev/null), which .NET cannot tell from a regular
+// file: on Linux the target's type comes from statx(2), whose struct has one layout on every architecture.
 
 using System;
 using System.IO;
@@ -38,10 +37,9 @@ internal sealed partial class OutputFile(string displayPath, string fullPath, st
     /// <summary>The content goes here (unbuffered: every write goes to the file).</summary>
     public Stream Stream => _stream!;
 
-    /// <summary>Creates the temporary file beside <paramref name="path"/>, with <paramref name="mode"/> (null:
-    /// 0666 less the umask). <paramref name="what"/> names it in messages ("output", "key file"). An
-    /// interrupt (<paramref name="cancellationToken"/>) deletes it: the deletion is registered before the
-    /// file is created, and both take the same lock, so a signal at any moment leaves no file behind.</summary>
+    /// <summary>Creates the temporary file beside <paramref name="path"/> (<paramref name="what"/> names it in messages).
+    /// An interrupt (<paramref name="cancellationToken"/>) deletes it: the deletion is registered before the file
+    /// is created, and both take the same lock, so a signal at any moment leaves no file behind.</summary>
     public static OutputFile Create(string path, bool overwrite, UnixFileMode? mode, string what, CancellationToken cancellationToken)
     {
         Errors.CheckPath(path, $"cannot create the {what} '{path}'");
@@ -150,8 +148,7 @@ internal sealed partial class OutputFile(string displayPath, string fullPath, st
 
     public void Dispose()
     {
-        // First: disposing the registration waits for a Discard in progress on the signal's thread, and
-        // none starts after it, so this thread alone has the file now.
+        // First: this waits for a Discard in progress on the signal's thread, and none starts after it.
         _onCancel.Dispose();
         _stream?.Dispose();
 
@@ -178,8 +175,7 @@ internal sealed partial class OutputFile(string displayPath, string fullPath, st
         var info = new FileInfo(path);
         return info.LinkTarget is not null ? TypeSymbolicLink
             : Directory.Exists(path) ? TypeDirectory
-            : info.Exists ? TypeRegular
-            : Missing;
+            : info.Exists ? TypeRegular : Missing;
     }
 
     /// <summary>The type from statx(2), or null when it cannot tell.</summary>

@@ -58,16 +58,14 @@ internal static class Program
         }
         catch (Exception)
         {
-            // The command meets the same failure on its own thread and reports it; an exception escaping
-            // this thread would end the process instead.
+            // The command meets the same failure on its own thread and reports it; escaping, it would end the process.
         }
     }
 }
 
-/// <summary>SIGINT, SIGTERM, SIGHUP: the handler cancels <see cref="Token"/>, whose registrations delete every
-/// unfinished output's temporary file at once (OutputFile.Discard, which cannot race with the rename that
-/// finishes one). Then the signal's default action ends the process with that signal's status, even when
-/// the work is blocked in a read from a terminal or a pipe that no cancellation token can interrupt.</summary>
+/// <summary>SIGINT, SIGTERM, SIGHUP: cancelling <see cref="Token"/> deletes every unfinished output's temporary file
+/// at once (OutputFile.Discard, which cannot race with the rename that finishes one); then the signal's default
+/// action ends the process, even when the work is blocked in a read that no cancellation token can interrupt.</summary>
 internal static class Interrupt
 {
     private static readonly CancellationTokenSource Source = new();
