@@ -1,18 +1,23 @@
-// The command line, with System.CommandLine: keygen, encrypt, decrypt, their
-// options, and a help text that ends with what a key file is and what the exit codes mean.
+// The command line, with System.CommandLine: keygen, encrypt, decrypt, their options, a help text that
+// ends with what a key file is and what the exit codes mean, and how failures become those exit codes:
+// one per kind of failure, so that scripts can tell a typo from a missing file from a forged or damaged
+// ciphertext, with one short line on stderr (.NET's own messages repeat the path).
 
 using System;
 using System.CommandLine;
 using System.CommandLine.Help;
 using System.CommandLine.Invocation;
-using System.CommandLine.Parsing;
-using System.Threading;
+using System.IO;
+using System.Linq;
 
 namespace Cryptography.Tool;
 
 internal static class Cli
 {
     public const string CommandName = "aesgcmsiv";
+
+    /// <summary>The tool's short name for <see cref="ContentCoding.Aes256GcmSiv"/>, besides the HTTP names.</summary>
+    private const string GcmSivShortName = "gcmsiv";
 
     public const string Epilog = """
 
@@ -52,227 +57,121 @@ internal static class Cli
             + "(the default) or AES-128-GCM (RFC 8188 aes128gcm), streaming in constant memory. INPUT and "
             + "OUTPUT default to standard input and output ('-' names them too).")
         {
-            Keygen(),
-            Encrypt(),
-            Decrypt(),
+            Keygen(), Encrypt(), Decrypt(),
         };
-
-        for (int i = 0; i < root.Options.Count; i++)
-        {
-            if (root.Options[i] is HelpOption { Action: HelpAction help } helpOption)
-            {
-                helpOption.Action = new HelpWithEpilog(help);
-            }
-        }
-
+        HelpOption help = root.Options.OfType<HelpOption>().Single();
+        help.Action = new HelpWithEpilog((HelpAction)help.Action!);
         return root;
     }
 
     private static Command Keygen()
     {
         var keyFile = new Argument<string>("KEYFILE") { Description = "The file to write the key to (raw bytes, mode 0600 on Unix)." };
-        var bytes = new Option<int>("--bytes", "-b")
-        {
-            Description = "The key's length in bytes: 16 or 32.",
-            DefaultValueFactory = _ => KeyFile.DefaultLength,
-        };
+        var bytes = new Option<int>("--bytes", "-b") { Description = "The key's length in bytes: 16 or 32.", DefaultValueFactory = _ => KeyFile.DefaultLength };
         bytes.AcceptOnlyFromAmong("16", "32");
-        Option<bool> force = Force("Replace an existing KEYFILE.");
-
-        var command = new Command("keygen", "Writes a new random key (from the operating system's CSPRNG) to KEYFILE. Refuses to replace an existing file without --force.")
-        {
-            keyFile,
-            bytes,
-            force,
-        };
-        command.SetAction(result => Run(Interrupt.Token, () =>
-        {
-            KeyFile.Generate(result.GetRequiredValue(keyFile), result.GetValue(bytes), result.GetValue(force), Interrupt.Token);
-            return ExitCodes.Success;
-        }));
+        var force = new Option<bool>("--force", "-f") { Description = "Replace an existing KEYFILE." };
+        var command = new Command("keygen", "Writes a new random key (from the operating system's CSPRNG) to KEYFILE. Refuses to replace an existing file without --force.") { keyFile, bytes, force };
+        command.SetAction(result => Run(() => KeyFile.Generate(result.GetRequiredValue(keyFile), result.GetValue(bytes), result.GetValue(force), Interrupt.Token)));
         return command;
     }
 
     private static Command Encrypt()
     {
-        Option<string> key = Key();
-        Option<ContentCoding> coding = Coding();
         var recordSize = new Option<int>("--record-size", "-r")
         {
             Description = FormattableString.Invariant($"The record size in bytes, tag included: {ContentEncoding.MinRecordSize} to {ContentEncoding.MaxRecordSize}. Larger records cost less per byte; a decoder holds one whole record in memory."),
             DefaultValueFactory = _ => ContentEncoding.DefaultRecordSize,
             HelpName = "N",
         };
-        recordSize.Validators.Add(result =>
-        {
-            int value = result.GetValueOrDefault<int>();
-            if (value is < ContentEncoding.MinRecordSize or > ContentEncoding.MaxRecordSize)
-            {
-                result.AddError(FormattableString.Invariant($"--record-size must be between {ContentEncoding.MinRecordSize} and {ContentEncoding.MaxRecordSize}, not {value}."));
-            }
-        });
-        var keyId = new Option<string>("--key-id")
-        {
-            Description = "A key id to put in the header, in the clear (UTF-8, at most 255 bytes), so that a receiver can pick the key. Not secret.",
-            HelpName = "ID",
-        };
+        InRange(recordSize, ContentEncoding.MinRecordSize, ContentEncoding.MaxRecordSize);
+        var keyId = new Option<string>("--key-id") { Description = "A key id to put in the header, in the clear (UTF-8, at most 255 bytes), so that a receiver can pick the key. Not secret.", HelpName = "ID" };
         keyId.Validators.Add(result =>
         {
-            string? value = result.GetValueOrDefault<string>();
-            if (value is not null && System.Text.Encoding.UTF8.GetByteCount(value) > 255)
+            if (result.GetValueOrDefault<string>() is { } value && System.Text.Encoding.UTF8.GetByteCount(value) > 255)
             {
                 result.AddError("--key-id must be at most 255 bytes in UTF-8.");
             }
         });
-        Option<int> threads = Threads();
-        Argument<string> input = Input();
-        Argument<string> output = Output();
-        Option<bool> force = Force("Replace an existing OUTPUT file.");
-
-        var command = new Command("encrypt", "Encrypts INPUT to OUTPUT. A file OUTPUT appears only once complete; a failure on standard output leaves a truncated body that no decoder accepts.")
-        {
-            key,
-            coding,
-            recordSize,
-            keyId,
-            threads,
-            force,
-            input,
-            output,
-        };
-        command.SetAction(result => Run(Interrupt.Token, () => FileCommands.Encrypt(
-            result.GetRequiredValue(key),
-            result.GetValue(coding),
-            result.GetValue(recordSize),
-            result.GetValue(keyId),
-            result.GetValue(threads),
-            result.GetRequiredValue(input),
-            result.GetRequiredValue(output),
-            result.GetValue(force),
-            Interrupt.Token)));
-        return command;
+        return FileCommand(
+            "encrypt",
+            "Encrypts INPUT to OUTPUT. A file OUTPUT appears only once complete; a failure on standard output leaves a truncated body that no decoder accepts.",
+            [recordSize, keyId],
+            (result, job) => FileCommands.Encrypt(job, result.GetValue(recordSize), result.GetValue(keyId), Interrupt.Token));
     }
 
-    private static Command Decrypt()
+    private static Command Decrypt() => FileCommand(
+        "decrypt",
+        "Verifies and decrypts INPUT to OUTPUT. A file OUTPUT appears only after the last record verified; "
+            + "on any failure (wrong key, modified, truncated or extended data) there is no OUTPUT and the exit code is 3.",
+        [],
+        (_, job) => FileCommands.Decrypt(job, Interrupt.Token));
+
+    /// <summary>encrypt or decrypt: the options both take, declared here once, around the command's own.</summary>
+    private static Command FileCommand(string name, string description, Option[] own, Func<ParseResult, FileJob, int> run)
     {
-        Option<string> key = Key();
+        var key = new Option<string>("--key", "-k") { Description = "The key file: exactly 16 or 32 raw bytes, as 'keygen' writes.", Required = true, HelpName = "KEYFILE" };
         Option<ContentCoding> coding = Coding();
-        Option<int> threads = Threads();
-        Argument<string> input = Input();
-        Argument<string> output = Output();
-        Option<bool> force = Force("Replace an existing OUTPUT file.");
-
-        var command = new Command("decrypt", "Verifies and decrypts INPUT to OUTPUT. A file OUTPUT appears only after the last record verified; "
-            + "on any failure (wrong key, modified, truncated or extended data) there is no OUTPUT and the exit code is 3.")
-        {
-            key,
-            coding,
-            threads,
-            force,
-            input,
-            output,
-        };
-        command.SetAction(result => Run(Interrupt.Token, () => FileCommands.Decrypt(
-            result.GetRequiredValue(key),
-            result.GetValue(coding),
-            result.GetValue(threads),
-            result.GetRequiredValue(input),
-            result.GetRequiredValue(output),
-            result.GetValue(force),
-            Interrupt.Token)));
-        return command;
-    }
-
-    /// <summary>The tool's short name for <see cref="ContentCoding.Aes256GcmSiv"/>, besides the HTTP names.</summary>
-    private const string GcmSivShortName = "gcmsiv";
-
-    internal static Option<ContentCoding> Coding()
-    {
-        var coding = new Option<ContentCoding>("--coding", "-c")
-        {
-            Description = "The record coding: gcmsiv (AES-256-GCM-SIV records, misuse-resistant; also 'aes256gcmsiv') or aes128gcm (RFC 8188, interoperable).",
-            DefaultValueFactory = _ => ContentCoding.Aes256GcmSiv,
-            HelpName = "gcmsiv|aes128gcm",
-            CustomParser = result =>
-            {
-                string name = result.Tokens[^1].Value;
-                if (TryParseCoding(name, out ContentCoding parsed))
-                {
-                    return parsed;
-                }
-
-                result.AddError($"Unknown --coding '{name}': use gcmsiv (also aes256gcmsiv) or aes128gcm.");
-                return default;
-            },
-        };
-        coding.CompletionSources.Add(GcmSivShortName, ContentEncoding.Aes256GcmSivName, ContentEncoding.Aes128GcmName);
-        return coding;
-    }
-
-    /// <summary>A coding's name on the command line: the HTTP names the library knows, or "gcmsiv";
-    /// anything else is not a coding (never silently one of them).</summary>
-    internal static bool TryParseCoding(string name, out ContentCoding coding)
-    {
-        if (string.Equals(name, GcmSivShortName, StringComparison.OrdinalIgnoreCase))
-        {
-            coding = ContentCoding.Aes256GcmSiv;
-            return true;
-        }
-
-        return ContentEncoding.TryGetCoding(name, out coding);
-    }
-
-    private static Option<string> Key() => new("--key", "-k")
-    {
-        Description = "The key file: exactly 16 or 32 raw bytes, as 'keygen' writes.",
-        Required = true,
-        HelpName = "KEYFILE",
-    };
-
-    /// <summary>The default --threads (the streams' MaxDegreeOfParallelism): every processor. The sealing
-    /// and opening threads take records as they get a core, so they fill the time the tool's own reads
-    /// and writes leave free rather than compete with them.</summary>
-    internal static int DefaultThreads => Math.Clamp(Environment.ProcessorCount, 1, 256);
-
-    private static Option<int> Threads()
-    {
         var threads = new Option<int>("--threads", "-t")
         {
             Description = "How many threads seal or open records at once (1 to 256). Default: the number of processors.",
-            DefaultValueFactory = _ => DefaultThreads,
+            // Every processor: the sealing and opening threads fill the time the tool's reads and writes leave free.
+            DefaultValueFactory = _ => Math.Clamp(Environment.ProcessorCount, 1, 256),
             HelpName = "N",
         };
-        threads.Validators.Add(result =>
+        InRange(threads, 1, 256);
+        var force = new Option<bool>("--force", "-f") { Description = "Replace an existing OUTPUT file." };
+        Argument<string> input = FileArgument("INPUT", "The file to read, or '-' for standard input (the default).");
+        Argument<string> output = FileArgument("OUTPUT", "The file to write, or '-' for standard output (the default).");
+        var command = new Command(name, description) { input, output };
+        Option[] options = [key, coding, .. own, threads, force];
+        foreach (Option option in options)
         {
-            int value = result.GetValueOrDefault<int>();
-            if (value is < 1 or > 256)
-            {
-                result.AddError(FormattableString.Invariant($"--threads must be between 1 and 256, not {value}."));
-            }
-        });
-        return threads;
+            command.Options.Add(option);
+        }
+
+        command.SetAction(result => Run(() => run(result, new FileJob(
+            result.GetRequiredValue(key), result.GetValue(coding), result.GetValue(threads), result.GetRequiredValue(input), result.GetRequiredValue(output), result.GetValue(force)))));
+        return command;
     }
 
-    private static Option<bool> Force(string description) => new("--force", "-f") { Description = description };
+    private static Option<ContentCoding> Coding() => new("--coding", "-c")
+    {
+        Description = "The record coding: gcmsiv (AES-256-GCM-SIV records, misuse-resistant; also 'aes256gcmsiv') or aes128gcm (RFC 8188, interoperable).",
+        DefaultValueFactory = _ => ContentCoding.Aes256GcmSiv,
+        HelpName = "gcmsiv|aes128gcm",
+        CompletionSources = { { GcmSivShortName, ContentEncoding.Aes256GcmSivName, ContentEncoding.Aes128GcmName } },
+        CustomParser = result =>
+        {
+            // The HTTP names the library knows, or "gcmsiv"; anything else is not a coding (never silently one of them).
+            string name = result.Tokens[^1].Value;
+            string httpName = string.Equals(name, GcmSivShortName, StringComparison.OrdinalIgnoreCase) ? ContentEncoding.Aes256GcmSivName : name;
+            if (ContentEncoding.TryGetCoding(httpName, out ContentCoding parsed))
+            {
+                return parsed;
+            }
 
-    private static Argument<string> Input() => FileArgument("INPUT", "The file to read, or '-' for standard input (the default).");
+            result.AddError($"Unknown --coding '{name}': use gcmsiv (also aes256gcmsiv) or aes128gcm.");
+            return default;
+        },
+    };
 
-    private static Argument<string> Output() => FileArgument("OUTPUT", "The file to write, or '-' for standard output (the default).");
+    private static void InRange(Option<int> option, int min, int max) => option.Validators.Add(result =>
+    {
+        int value = result.GetValueOrDefault<int>();
+        if (value < min || value > max)
+        {
+            result.AddError(FormattableString.Invariant($"{option.Name} must be between {min} and {max}, not {value}."));
+        }
+    });
 
     private static Argument<string> FileArgument(string name, string description)
     {
-        var argument = new Argument<string>(name)
-        {
-            Description = description,
-            Arity = ArgumentArity.ZeroOrOne,
-            DefaultValueFactory = _ => "-",
-        };
+        var argument = new Argument<string>(name) { Description = description, Arity = ArgumentArity.ZeroOrOne, DefaultValueFactory = _ => "-" };
 
         // The parser takes an unknown option for a file name; a misspelt option should not become one.
         argument.Validators.Add(result =>
         {
-            string? value = result.GetValueOrDefault<string>();
-            if (value is { Length: > 1 } && value[0] == '-')
+            if (result.GetValueOrDefault<string>() is { Length: > 1 } value && value[0] == '-')
             {
                 result.AddError($"Unknown option '{value}'. (For a file whose name starts with '-', write ./{value}.)");
             }
@@ -281,32 +180,24 @@ internal static class Cli
     }
 
     /// <summary>Runs a command's work and turns its failures into a message on stderr and an exit code.</summary>
-    private static int Run(CancellationToken cancellationToken, Func<int> work)
+    private static int Run(Func<int> work)
     {
         try
         {
             return work();
         }
-        catch (ToolException exception)
-        {
-            return Fail(exception.ExitCode, exception.Message);
-        }
-        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        catch (OperationCanceledException) when (Interrupt.Token.IsCancellationRequested)
         {
             // Interrupt has said so already, and the signal is about to end the process.
             Interrupt.AwaitTheSignal();
             return ExitCodes.Interrupted;
         }
-        catch (Exception exception) when (Errors.IsFileError(exception))
+        catch (Exception exception) when (exception is ToolException || Errors.IsFileError(exception))
         {
-            return Fail(ExitCodes.IO, Errors.Describe(exception));
+            var failure = exception as ToolException ?? new ToolException(ExitCodes.IO, Errors.Describe(exception));
+            Console.Error.WriteLine($"{CommandName}: {failure.Message}");
+            return failure.ExitCode;
         }
-    }
-
-    private static int Fail(int exitCode, string message)
-    {
-        Console.Error.WriteLine($"{CommandName}: {message}");
-        return exitCode;
     }
 
     /// <summary>The standard help, followed by <see cref="Epilog"/>.</summary>
@@ -319,4 +210,62 @@ internal static class Cli
             return result;
         }
     }
+}
+
+/// <summary>What encrypt and decrypt both take from the command line.</summary>
+internal sealed record FileJob(string KeyPath, ContentCoding Coding, int Threads, string InputPath, string OutputPath, bool Force);
+
+/// <summary>The exit codes, as <see cref="Cli.Epilog"/> explains them.</summary>
+internal static class ExitCodes
+{
+    public const int Success = 0;
+
+    /// <summary>System.CommandLine's parse-error code: nothing was read or written.</summary>
+    public const int Usage = 1;
+
+    public const int IO = 2;
+
+    public const int Data = 3;
+
+    /// <summary>Interrupted, as a shell reports Ctrl+C (128 + SIGINT): returned only if the work notices the
+    /// cancellation before the signal itself ends the process, after removing an unfinished output file.</summary>
+    public const int Interrupted = 130;
+}
+
+internal static class Errors
+{
+    public static bool IsFileError(Exception exception) => exception is IOException or UnauthorizedAccessException;
+
+    /// <summary>Refuses, as an I/O error, a path that .NET's file APIs would reject with an ArgumentException
+    /// (a stack trace): an empty one, or one with a NUL. <paramref name="failure"/> says what could not be done.</summary>
+    public static void CheckPath(string path, string failure)
+    {
+        string? problem = path.Length == 0 ? "the path is empty"
+            : path.Contains('\0', StringComparison.Ordinal) ? "the path contains a NUL character"
+            : null;
+        if (problem is not null)
+        {
+            throw new ToolException(ExitCodes.IO, $"{failure}: {problem}");
+        }
+    }
+
+    public static string Describe(Exception exception) => exception switch
+    {
+        FileNotFoundException => "no such file",
+        DirectoryNotFoundException => "no such directory",
+        UnauthorizedAccessException => "permission denied",
+        PathTooLongException => "the path is too long",
+        _ => exception.Message,
+    };
+
+    /// <summary>An I/O error as a one-line message: what could not be done, and why.</summary>
+    public static ToolException IO(string failure, Exception exception) =>
+        new(ExitCodes.IO, $"{failure}: {Describe(exception)}", exception);
+}
+
+/// <summary>A failure the tool reports as one line on stderr and an exit code.</summary>
+internal sealed class ToolException(int exitCode, string message, Exception? innerException = null)
+    : Exception(message, innerException)
+{
+    public int ExitCode { get; } = exitCode;
 }

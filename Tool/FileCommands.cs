@@ -1,18 +1,14 @@
-// encrypt and decrypt: the library's streams between the input and the output. The streams seal and
-// open large bodies in batches on --threads threads with read-ahead and write-behind of their own
-// (RecordPipeline in the library), so all the tool adds is the files, the key and the progress.
-//
-// Safety on failure: a file output is an OutputFile (written under a temporary name, renamed into
-// place only after the last record was written or verified, deleted otherwise). On standard output,
-// decrypt writes only data the stream has verified (a record marked as the last only once nothing
-// follows it), and a failure exits non-zero; encrypt aborts the stream on failure, so the last record
-// is never written and a decoder sees the body truncated rather than complete.
+// encrypt and decrypt: the library's streams (parallel, with read-ahead) between the input and the output.
+// On failure, a file output is deleted (OutputFile). On standard output, decrypt has written only data the
+// stream verified, and exits non-zero; encrypt aborts the stream, so the last record is never written and
+// a decoder sees the body truncated rather than complete.
 
 using System;
 using System.Globalization;
 using System.IO;
 using System.Security.Cryptography;
 using System.Threading;
+using Spectre.Console;
 
 namespace Cryptography.Tool;
 
@@ -21,70 +17,49 @@ internal static class FileCommands
     /// <summary>The copy buffer: large, so that each read from the input moves many records.</summary>
     private const int CopyBufferSize = 1 << 20;
 
-    public static int Encrypt(string keyPath, ContentCoding coding, int recordSize, string? keyId, int threads, string inputPath, string outputPath, bool force, CancellationToken cancellationToken)
+    public static int Encrypt(FileJob job, int recordSize, string? keyId, CancellationToken cancellationToken)
     {
         byte[] keyIdBytes = keyId is null ? [] : System.Text.Encoding.UTF8.GetBytes(keyId);
-        byte[] key = KeyFile.Read(keyPath);
-        try
+        return Run(job, mode: null, binaryRefusedOnTerminal: true, cancellationToken, (key, input, output) =>
         {
-            using Source source = Source.Open(inputPath);
-            using Sink sink = Sink.Open(outputPath, force, mode: null, binaryRefusedOnTerminal: true, cancellationToken);
-            var encrypting = new ContentEncryptingStream(sink, key, coding, recordSize, keyIdBytes, leaveOpen: true) { MaxDegreeOfParallelism = threads };
+            var encrypting = new ContentEncryptingStream(output, key, job.Coding, recordSize, keyIdBytes, leaveOpen: true) { MaxDegreeOfParallelism = job.Threads };
             try
             {
-                ProgressDisplay.Run(ProgressDisplay.ShouldShow(sink), "Encrypting", source.KnownLength, report =>
-                    Copy(source, encrypting, source, report, cancellationToken));
-
-                // Only now, with every record written, the file is renamed into place.
+                Copy(input, encrypting, "Encrypting", input, output, cancellationToken);
                 encrypting.FlushFinalBlock();
             }
             finally
             {
                 encrypting.Abort();   // after FlushFinalBlock only a release; before it, no last record
             }
-
-            sink.Flush();
-            cancellationToken.ThrowIfCancellationRequested();
-            sink.Commit();
-            return ExitCodes.Success;
-        }
-        finally
-        {
-            CryptographicOperations.ZeroMemory(key);
-        }
+        });
     }
 
-    public static int Decrypt(string keyPath, ContentCoding coding, int threads, string inputPath, string outputPath, bool force, CancellationToken cancellationToken)
-    {
-        byte[] key = KeyFile.Read(keyPath);
-        try
+    public static int Decrypt(FileJob job, CancellationToken cancellationToken) =>
+        Run(job, OutputFile.OwnerOnly, binaryRefusedOnTerminal: false, cancellationToken, (key, input, output) =>
         {
-            using Source source = Source.Open(inputPath);
-            using Sink sink = Sink.Open(outputPath, force, OutputFile.OwnerOnly, binaryRefusedOnTerminal: false, cancellationToken);
-            using var decrypting = new ContentDecryptingStream(source, key, coding, leaveOpen: true) { MaxDegreeOfParallelism = threads };
+            using var decrypting = new ContentDecryptingStream(input, key, job.Coding, leaveOpen: true) { MaxDegreeOfParallelism = job.Threads };
             try
             {
-                ProgressDisplay.Run(ProgressDisplay.ShouldShow(sink), "Decrypting", source.KnownLength, report =>
-                    Copy(decrypting, sink, source, report, cancellationToken));
+                Copy(decrypting, output, "Decrypting", input, output, cancellationToken);
             }
             catch (ContentEncodingException exception)
             {
-                // Where the failure is: a bad full record ends at its record boundary (the stream may have
-                // read ahead of it); a record after the last one, a short final record and a missing last
-                // record are at the end of what was read.
-                long bytesRead = source.BytesRead;
-                ContentEncodingHeader? header = decrypting.Header;
-                if (header is not null && exception.RecordIndex is { } index && decrypting.RecordCount <= index)
-                {
-                    bytesRead = Math.Min(bytesRead, header.Length + ((index + 1) * header.RecordSize));
-                }
-
-                throw new ToolException(ExitCodes.Data, DescribeFailure(exception, header, source.Name, bytesRead, sink), exception);
+                throw new ToolException(ExitCodes.Data, DescribeFailure(exception, decrypting, input, output), exception);
             }
+        });
 
-            sink.Flush();
+    /// <summary>Runs <paramref name="work"/> and, only if it completed uninterrupted, makes the output final; wipes the key.</summary>
+    private static int Run(FileJob job, UnixFileMode? mode, bool binaryRefusedOnTerminal, CancellationToken cancellationToken, Action<byte[], Endpoint, Endpoint> work)
+    {
+        byte[] key = KeyFile.Read(job.KeyPath);
+        try
+        {
+            using Endpoint input = Endpoint.OpenInput(job.InputPath);
+            using Endpoint output = Endpoint.OpenOutput(job.OutputPath, job.Force, mode, binaryRefusedOnTerminal, cancellationToken);
+            work(key, input, output);
             cancellationToken.ThrowIfCancellationRequested();
-            sink.Commit();
+            output.Commit();
             return ExitCodes.Success;
         }
         finally
@@ -93,38 +68,87 @@ internal static class FileCommands
         }
     }
 
-    /// <summary>Copies <paramref name="from"/> to <paramref name="to"/>, reporting the input's position at
-    /// most ten times a second. The buffer holds plaintext either way: pinned, and wiped at the end.</summary>
-    private static void Copy(Stream from, Stream to, Source input, Action<long>? report, CancellationToken cancellationToken)
+    /// <summary>Copies <paramref name="from"/> to <paramref name="to"/>, with a progress bar on stderr when it is a
+    /// terminal that stdout is not also writing the content to. The buffer holds plaintext: pinned, and wiped.</summary>
+    private static void Copy(Stream from, Stream to, string description, Endpoint input, Endpoint output, CancellationToken cancellationToken)
     {
         byte[] buffer = GC.AllocateUninitializedArray<byte>(CopyBufferSize, pinned: true);
+        long? total = input.KnownLength;
         try
         {
-            long nextReport = Environment.TickCount64 + ProgressDisplay.IntervalMilliseconds;
-            int read;
-            while ((read = from.Read(buffer)) > 0)
+            if (Console.IsErrorRedirected || (output.IsStandardOutput && !Console.IsOutputRedirected))
             {
-                cancellationToken.ThrowIfCancellationRequested();
-                to.Write(buffer, 0, read);
-                if (report is not null && Environment.TickCount64 >= nextReport)
-                {
-                    report(input.BytesRead);
-                    nextReport = Environment.TickCount64 + ProgressDisplay.IntervalMilliseconds;
-                }
+                Loop(null);
+                return;
             }
 
-            cancellationToken.ThrowIfCancellationRequested();
+            // Interactive, as stderr is a terminal: Spectre.Console would otherwise decide from stdin, and
+            // print static lines when the input comes from a pipe.
+            IAnsiConsole console = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(Console.Error), Interactive = InteractionSupport.Yes });
+            ProgressColumn[] columns = total is null
+                ? [new TaskDescriptionColumn(), new SpinnerColumn(), new TransferSpeedColumn(), new ElapsedTimeColumn()]
+                : [new TaskDescriptionColumn(), new ProgressBarColumn(), new PercentageColumn(), new TransferSpeedColumn(), new RemainingTimeColumn()];
+            console.Progress().AutoClear(true).Columns(columns).Start(context =>
+            {
+                ProgressTask task = context.AddTask(Markup.Escape(description), maxValue: total is > 0 ? total.Value : double.MaxValue);
+                task.IsIndeterminate = total is null;
+                Loop(task);
+                task.Value = task.MaxValue;
+            });
         }
         finally
         {
             CryptographicOperations.ZeroMemory(buffer);
         }
+
+        void Loop(ProgressTask? task)
+        {
+            // The display is updated at most ten times a second, so it costs nothing in the hot loop.
+            const int ReportIntervalMilliseconds = 100;
+            long nextReport = Environment.TickCount64 + ReportIntervalMilliseconds;
+            int read;
+            while ((read = from.Read(buffer)) > 0)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+                to.Write(buffer, 0, read);
+                if (task is not null && Environment.TickCount64 >= nextReport)
+                {
+                    long bytes = input.BytesPassed;
+                    task.Value = bytes;
+                    if (total is null)
+                    {
+                        // No known length (standard input): the bar is indeterminate, and the description counts the bytes.
+                        task.Description = Markup.Escape($"{description} {FormatBytes(bytes)}");
+                    }
+
+                    nextReport = Environment.TickCount64 + ReportIntervalMilliseconds;
+                }
+            }
+
+            cancellationToken.ThrowIfCancellationRequested();
+        }
     }
 
-    /// <summary>Says what went wrong and where: the byte offset in the input, the record, and what
-    /// became of the output.</summary>
-    internal static string DescribeFailure(ContentEncodingException exception, ContentEncodingHeader? header, string inputName, long bytesRead, Sink sink)
+    private static string FormatBytes(long bytes) => bytes switch
     {
+        >= 1L << 30 => string.Create(CultureInfo.InvariantCulture, $"{bytes / (double)(1L << 30):0.00} GiB"),
+        >= 1L << 20 => string.Create(CultureInfo.InvariantCulture, $"{bytes / (double)(1L << 20):0.0} MiB"),
+        >= 1L << 10 => string.Create(CultureInfo.InvariantCulture, $"{bytes / (double)(1L << 10):0.0} KiB"),
+        _ => string.Create(CultureInfo.InvariantCulture, $"{bytes} B"),
+    };
+
+    /// <summary>What went wrong and where (byte offset, record), and what became of the output.</summary>
+    private static string DescribeFailure(ContentEncodingException exception, ContentDecryptingStream decrypting, Endpoint input, Endpoint output)
+    {
+        // A bad full record ends at its record boundary (the stream may have read ahead of it); a record
+        // after the last one, a short final record and a missing last record are at the end of what was read.
+        long bytesRead = input.BytesPassed;
+        ContentEncodingHeader? header = decrypting.Header;
+        if (header is not null && exception.RecordIndex is { } failed && decrypting.RecordCount <= failed)
+        {
+            bytesRead = Math.Min(bytesRead, header.Length + ((failed + 1) * header.RecordSize));
+        }
+
         string where;
         string hint = string.Empty;
         if (exception is ContentEncodingHeaderException || header is null)
@@ -166,12 +190,10 @@ internal static class FileCommands
             where = "in the input";
         }
 
-        string output = sink.IsStandardOutput
-            ? sink.BytesWritten == 0
-                ? " Nothing was written to standard output."
-                : Invariant($" Standard output already received {sink.BytesWritten} bytes, from records that verified before the failure; discard them.")
-            : " No output file was written.";
-        return Invariant($"cannot decrypt {inputName} {where}: {exception.Message}{hint}{output}");
+        string outcome = !output.IsStandardOutput ? " No output file was written."
+            : output.BytesPassed == 0 ? " Nothing was written to standard output."
+            : Invariant($" Standard output already received {output.BytesPassed} bytes, from records that verified before the failure; discard them.");
+        return Invariant($"cannot decrypt {input.Name} {where}: {exception.Message}{hint}{outcome}");
     }
 
     private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);

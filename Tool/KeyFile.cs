@@ -1,8 +1,6 @@
-// Key files: the raw bytes of a key, 16 or 32 of them, nothing else (no text, no base64, no newline).
-// Both codings use them as the input keying material (IKM) of RFC 8188's HKDF key schedule, which
-// derives each file's content key and nonce from the IKM and the file's random salt. The lengths are
-// those keygen writes; anything else is far more likely a mistake (a text file, a trailing newline,
-// the wrong file) than a key, so it is refused. Messages name the file and its length, never its bytes.
+// Key files: 16 or 32 raw bytes, nothing else: the input keying material of RFC 8188's HKDF key schedule.
+// Any other length is far more likely a mistake (a text file, a trailing newline, the wrong file) than a
+// key, so it is refused. Messages name the file and its length, never its bytes.
 
 using System;
 using System.IO;
@@ -39,18 +37,18 @@ internal static class KeyFile
             }
             catch (Exception exception) when (Errors.IsFileError(exception))
             {
-                throw new ToolException(ExitCodes.IO, $"cannot read the key file '{path}': {Errors.Describe(exception)}", exception);
-            }
-
-            if (read == 0)
-            {
-                throw new ToolException(ExitCodes.IO, $"the key file '{path}' is empty; a key file holds 16 or 32 raw bytes (see 'keygen')");
+                throw Errors.IO($"cannot read the key file '{path}'", exception);
             }
 
             if (!IsValidLength(read))
             {
-                string length = read > 32 ? "more than 32 bytes" : $"{read} bytes";
-                throw new ToolException(ExitCodes.IO, $"the key file '{path}' holds {length}; a key file holds exactly 16 or 32 raw bytes (see 'keygen'), not text or base64");
+                string problem = read switch
+                {
+                    0 => "is empty; a key file holds 16 or 32 raw bytes (see 'keygen')",
+                    > 32 => "holds more than 32 bytes; a key file holds exactly 16 or 32 raw bytes (see 'keygen'), not text or base64",
+                    _ => $"holds {read} bytes; a key file holds exactly 16 or 32 raw bytes (see 'keygen'), not text or base64",
+                };
+                throw new ToolException(ExitCodes.IO, $"the key file '{path}' {problem}");
             }
 
             byte[] key = GC.AllocateArray<byte>(read, pinned: true);
@@ -63,9 +61,8 @@ internal static class KeyFile
         }
     }
 
-    /// <summary>Writes a fresh random key of <paramref name="length"/> bytes to <paramref name="path"/>,
-    /// readable and writable by its owner only (0600) from the moment it exists.</summary>
-    public static void Generate(string path, int length, bool force, CancellationToken cancellationToken)
+    /// <summary>Writes a fresh random key, readable and writable by its owner only (0600) from the moment it exists.</summary>
+    public static int Generate(string path, int length, bool force, CancellationToken cancellationToken)
     {
         byte[] key = GC.AllocateArray<byte>(length, pinned: true);
         try
@@ -74,6 +71,7 @@ internal static class KeyFile
             using var output = OutputFile.Create(path, force, OutputFile.OwnerOnly, "key file", cancellationToken);
             output.Stream.Write(key);
             output.Commit();
+            return ExitCodes.Success;
         }
         finally
         {

@@ -2,77 +2,70 @@
 // target's directory (".NAME.tmp-XXXXXXXX", created exclusively), flushed to the disk, closed, and
 // only then renamed to NAME; a rename within one directory is atomic, so a reader never sees half a
 // file, and a failure or an interrupt leaves only the temporary name, which is deleted. Discard may be
-// called from another thread (the Ctrl+C handler) while the owner is still writing.
+// called from another thread (the signal handler) while the owner is still writing.
+//
+// The rename must not replace a device or a named pipe (/dev/null), which .NET cannot tell from a regular
+// file: on Linux the target's type comes from statx(2), whose struct has one layout on every architecture.
 
 using System;
 using System.IO;
+using System.Runtime.InteropServices;
 using System.Security.Cryptography;
+using System.Text;
 using System.Threading;
 
 namespace Cryptography.Tool;
 
-internal sealed class OutputFile : IDisposable
+internal sealed partial class OutputFile(string displayPath, string fullPath, string temporaryPath, bool overwrite) : IDisposable
 {
     /// <summary>rw------- : for keys and decrypted content.</summary>
     public const UnixFileMode OwnerOnly = UnixFileMode.UserRead | UnixFileMode.UserWrite;
 
+    // File types, as in stat's st_mode & S_IFMT, with 0 for no file at all.
+    private const int Missing = 0;
+    private const int TypeMask = 0xF000;          // S_IFMT
+    private const int TypeRegular = 0x8000;       // S_IFREG
+    private const int TypeDirectory = 0x4000;     // S_IFDIR
+    private const int TypeSymbolicLink = 0xA000;  // S_IFLNK
+
     private readonly Lock _gate = new();
-    private readonly string _displayPath;
-    private readonly string _path;
-    private readonly string _temporaryPath;
-    private readonly bool _overwrite;
     private FileStream? _stream;
     private CancellationTokenRegistration _onCancel;
-    private State _state;
+    private bool _committed;
+    private bool _discarded;
 
-    private OutputFile(string displayPath, string path, string temporaryPath, bool overwrite)
-    {
-        _displayPath = displayPath;
-        _path = path;
-        _temporaryPath = temporaryPath;
-        _overwrite = overwrite;
-    }
-
-    private enum State
-    {
-        Writing,
-        Committed,
-        Discarded,
-    }
-
-    /// <summary>The stream to write the content to (unbuffered: every write goes to the file).</summary>
+    /// <summary>The content goes here (unbuffered: every write goes to the file).</summary>
     public Stream Stream => _stream!;
 
-    /// <summary>The temporary file's path, for messages and tests.</summary>
-    public string TemporaryPath => _temporaryPath;
-
-    /// <summary>Creates the temporary file beside <paramref name="path"/>.</summary>
-    /// <param name="path">The output's path as the user gave it.</param>
-    /// <param name="overwrite">Whether an existing regular file at <paramref name="path"/> may be replaced.</param>
-    /// <param name="mode">The Unix mode of the new file, or null for the default (0666 less the umask).</param>
-    /// <param name="what">What the file is, for messages ("output", "key file").</param>
-    /// <param name="cancellationToken">Cancelled by an interrupt: the temporary file is then deleted. The
-    /// deletion is registered before the file is created, and creation and deletion take the same lock,
-    /// so a signal at any moment, even between the two, leaves no file behind.</param>
+    /// <summary>Creates the temporary file beside <paramref name="path"/> (<paramref name="what"/> names it in messages).
+    /// An interrupt (<paramref name="cancellationToken"/>) deletes it: the deletion is registered before the file
+    /// is created, and both take the same lock, so a signal at any moment leaves no file behind.</summary>
     public static OutputFile Create(string path, bool overwrite, UnixFileMode? mode, string what, CancellationToken cancellationToken)
     {
         Errors.CheckPath(path, $"cannot create the {what} '{path}'");
         string fullPath = Path.GetFullPath(path);
-        CheckTarget(path, fullPath, overwrite, what);
-        string directory = Path.GetDirectoryName(fullPath) ?? throw new ToolException(ExitCodes.IO, $"the {what} '{path}' names no file");
-        string temporaryPath = Path.Combine(directory, $".{Path.GetFileName(fullPath)}.tmp-{Convert.ToHexStringLower(RandomNumberGenerator.GetBytes(4))}");
-        var options = new FileStreamOptions
+        string? problem = TypeOf(fullPath) switch
         {
-            Mode = FileMode.CreateNew,
-            Access = FileAccess.Write,
-            Share = FileShare.None,
-            BufferSize = 0,
+            Missing => null,
+            TypeRegular => overwrite ? null : "exists; use --force to replace it",
+            TypeDirectory => "is a directory",
+            TypeSymbolicLink => "is a symbolic link; name the file it points to (the output replaces the file it is renamed over)",
+            _ => "is not a regular file (a device, pipe or socket); write to standard output and redirect it there instead",
         };
+        if (problem is not null)
+        {
+            throw new ToolException(ExitCodes.IO, $"the {what} '{path}' {problem}");
+        }
+
+        string directory = Path.GetDirectoryName(fullPath) ?? throw new ToolException(ExitCodes.IO, $"the {what} '{path}' names no file");
+
+        var options = new FileStreamOptions { Mode = FileMode.CreateNew, Access = FileAccess.Write, Share = FileShare.None, BufferSize = 0 };
         if (mode is { } unixMode && !OperatingSystem.IsWindows())
         {
             options.UnixCreateMode = unixMode;
         }
 
+        string temporaryPath = Path.Combine(directory, $".{Path.GetFileName(fullPath)}.tmp-{Convert.ToHexStringLower(RandomNumberGenerator.GetBytes(4))}");
         var file = new OutputFile(path, fullPath, temporaryPath, overwrite);
         file._onCancel = cancellationToken.Register(file.Discard);
         try
@@ -92,7 +85,7 @@ internal sealed class OutputFile : IDisposable
             file._onCancel.Dispose();
             if (Errors.IsFileError(exception))
             {
-                throw new ToolException(ExitCodes.IO, $"cannot create a temporary file in '{directory}' for the {what} '{path}': {Errors.Describe(exception)}", exception);
+                throw Errors.IO($"cannot create a temporary file in '{directory}' for the {what} '{path}'", exception);
             }
 
             throw;
@@ -109,27 +102,27 @@ internal sealed class OutputFile : IDisposable
         }
         catch (Exception exception) when (Errors.IsFileError(exception))
         {
-            throw new ToolException(ExitCodes.IO, $"cannot write the {Describe()}: {Errors.Describe(exception)}", exception);
+            throw Errors.IO($"cannot write the output '{displayPath}' (temporary file '{temporaryPath}')", exception);
         }
 
         lock (_gate)
         {
             ThrowIfDiscarded();
-            _stream!.Dispose();
+            _stream.Dispose();
             try
             {
-                File.Move(_temporaryPath, _path, _overwrite);
+                File.Move(temporaryPath, fullPath, overwrite);
             }
-            catch (IOException exception) when (!_overwrite && File.Exists(_path))
+            catch (IOException exception) when (!overwrite && File.Exists(fullPath))
             {
-                throw new ToolException(ExitCodes.IO, $"'{_displayPath}' exists (it appeared while this command ran); use --force to replace it", exception);
+                throw new ToolException(ExitCodes.IO, $"'{displayPath}' exists (it appeared while this command ran); use --force to replace it", exception);
             }
             catch (Exception exception) when (Errors.IsFileError(exception))
             {
-                throw new ToolException(ExitCodes.IO, $"cannot rename the finished temporary file to '{_displayPath}': {Errors.Describe(exception)}", exception);
+                throw Errors.IO($"cannot rename the finished temporary file to '{displayPath}'", exception);
             }
 
-            _state = State.Committed;
+            _committed = true;
         }
     }
 
@@ -138,76 +131,77 @@ internal sealed class OutputFile : IDisposable
     {
         lock (_gate)
         {
-            if (_state == State.Writing)
+            if (!_committed)
             {
-                _state = State.Discarded;
-            }
-
-            if (_state == State.Discarded)
-            {
-                TryDelete();
+                _discarded = true;
+                try
+                {
+                    File.Delete(temporaryPath);
+                }
+                catch (Exception exception) when (Errors.IsFileError(exception))
+                {
+                    // Nothing more can be done; the message about the failure that led here matters more.
+                }
             }
         }
     }
 
     public void Dispose()
     {
-        // Outside the lock: disposing a registration waits for a Discard in progress, which takes the lock.
+        // First: this waits for a Discard in progress on the signal's thread, and none starts after it.
         _onCancel.Dispose();
-        lock (_gate)
-        {
-            _stream?.Dispose();
-            if (_state == State.Writing)
-            {
-                _state = State.Discarded;
-            }
+        _stream?.Dispose();
 
-            // Also after a Discard from another thread: on Windows an open file cannot be deleted.
-            if (_state == State.Discarded)
-            {
-                TryDelete();
-            }
-        }
+        // Also after a Discard from the signal's thread: on Windows an open file cannot be deleted.
+        Discard();
     }
-
-    private static void CheckTarget(string path, string fullPath, bool overwrite, string what)
-    {
-        switch (FileKinds.Of(fullPath))
-        {
-            case FileKind.Missing:
-                return;
-            case FileKind.Regular when overwrite:
-                return;
-            case FileKind.Regular:
-                throw new ToolException(ExitCodes.IO, $"the {what} '{path}' exists; use --force to replace it");
-            case FileKind.Directory:
-                throw new ToolException(ExitCodes.IO, $"the {what} '{path}' is a directory");
-            case FileKind.SymbolicLink:
-                throw new ToolException(ExitCodes.IO, $"the {what} '{path}' is a symbolic link; name the file it points to (the output replaces the file it is renamed over)");
-            default:
-                throw new ToolException(ExitCodes.IO, $"the {what} '{path}' is not a regular file (a device, pipe or socket); write to standard output and redirect it there instead");
-        }
-    }
-
-    private string Describe() => $"output '{_displayPath}' (temporary file '{_temporaryPath}')";
 
     private void ThrowIfDiscarded()
     {
-        if (_state == State.Discarded)
+        if (_discarded)
         {
             throw new OperationCanceledException();
         }
     }
 
-    private void TryDelete()
+    /// <summary>The type of file <paramref name="path"/> names, without following a final symbolic link.</summary>
+    private static int TypeOf(string path)
     {
+        if (OperatingSystem.IsLinux() && TryStatx(path) is { } type)
+        {
+            return type;
+        }
+
+        var info = new FileInfo(path);
+        return info.LinkTarget is not null ? TypeSymbolicLink
+            : Directory.Exists(path) ? TypeDirectory
+            : info.Exists ? TypeRegular : Missing;
+    }
+
+    /// <summary>The type from statx(2), or null when it cannot tell.</summary>
+    private static int? TryStatx(string path)
+    {
+        const int AtFdCwd = -100;             // AT_FDCWD: a relative path is relative to the working directory
+        const int AtSymlinkNoFollow = 0x100;  // AT_SYMLINK_NOFOLLOW: report the link, not its target
+        const uint StatxType = 0x1;           // STATX_TYPE: only the file type is wanted
+        byte[] buffer = new byte[256];        // sizeof(struct statx)
         try
         {
-            File.Delete(_temporaryPath);
+            if (Statx(AtFdCwd, Encoding.UTF8.GetBytes(path + "\0"), AtSymlinkNoFollow, StatxType, buffer) != 0)
+            {
+                // ENOENT or ENOTDIR: there is no such file.
+                return Marshal.GetLastPInvokeError() is 2 or 20 ? Missing : null;
+            }
         }
-        catch (Exception exception) when (Errors.IsFileError(exception))
+        catch (Exception exception) when (exception is DllNotFoundException or EntryPointNotFoundException)
         {
-            // Nothing more can be done; the message about the failure that led here matters more.
+            return null;
         }
+
+        return BitConverter.ToUInt16(buffer, 28) & TypeMask;
     }
+
+    [LibraryImport("libc", EntryPoint = "statx", SetLastError = true)]
+    [DefaultDllImportSearchPaths(DllImportSearchPath.SafeDirectories)]
+    private static partial int Statx(int directoryFd, byte[] path, int flags, uint mask, byte[] statxBuffer);
 }

@@ -4,6 +4,9 @@ using System;
 using System.CommandLine;
 using System.CommandLine.Invocation;
 using System.CommandLine.Parsing;
+using System.Runtime.InteropServices;
+using System.Security.Cryptography;
+using System.Threading;
 
 namespace Cryptography.Tool;
 
@@ -11,18 +14,13 @@ internal static class Program
 {
     public static int Main(string[] args)
     {
-        Warmup.StartFor(args);
-        RootCommand root = Cli.Build();
-        var configuration = new InvocationConfiguration
+        if (args.Length > 0 && args[0] is "encrypt" or "decrypt")
         {
-            // Interrupt handles Ctrl+C and SIGTERM: System.CommandLine's handling would wait for the
-            // command to return, which a read blocked on a pipe or a terminal never does.
-            ProcessTerminationTimeout = null,
+            // A thread of its own starts at once; the thread pool's first work item waits for the pool to start.
+            new Thread(WarmUp) { IsBackground = true, Name = "aesgcmsiv warm-up" }.Start();
+        }
 
-            // Every expected failure is caught and reported in one line; anything else is a bug, and
-            // its stack trace is worth seeing.
-            EnableDefaultExceptionHandler = true,
-        };
+        RootCommand root = Cli.Build();
         Interrupt.Install();
         ParseResult parsed = root.Parse(args);
         if (parsed.Action is ParseErrorAction)
@@ -37,6 +35,67 @@ internal static class Program
             return ExitCodes.Usage;
         }
 
-        return parsed.Invoke(configuration);
+        return parsed.Invoke(new InvocationConfiguration
+        {
+            // Interrupt handles the signals: this handling would wait for a command blocked in a read to return.
+            ProcessTerminationTimeout = null,
+
+            // Expected failures are reported in one line (Cli.Run); anything else is a bug worth its stack trace.
+            EnableDefaultExceptionHandler = true,
+        });
+    }
+
+    /// <summary>The backend self-test (which compiles the hardware code paths) and loading OpenSSL for HKDF take
+    /// 40-60 ms, a large share of a short command: done on another core while the arguments are parsed and the
+    /// files opened (a command that gets there first waits for the same one-time initialisation).</summary>
+    private static void WarmUp()
+    {
+        try
+        {
+            _ = AesGcmSiv.ActiveBackend;
+            Span<byte> prk = stackalloc byte[32];
+            HKDF.Extract(HashAlgorithmName.SHA256, [0], new byte[16], prk);
+        }
+        catch (Exception)
+        {
+            // The command meets the same failure on its own thread and reports it; escaping, it would end the process.
+        }
+    }
+}
+
+/// <summary>SIGINT, SIGTERM, SIGHUP: cancelling <see cref="Token"/> deletes every unfinished output's temporary file
+/// at once (OutputFile.Discard, which cannot race with the rename that finishes one); then the signal's default
+/// action ends the process, even when the work is blocked in a read that no cancellation token can interrupt.</summary>
+internal static class Interrupt
+{
+    private static readonly CancellationTokenSource Source = new();
+
+    // Held for the life of the process: a registration that is collected no longer handles its signal.
+    private static PosixSignalRegistration[] _registrations = [];
+
+    public static CancellationToken Token => Source.Token;
+
+    public static void Install()
+    {
+        PosixSignal[] signals = OperatingSystem.IsWindows() ? [PosixSignal.SIGINT, PosixSignal.SIGTERM] : [PosixSignal.SIGINT, PosixSignal.SIGTERM, PosixSignal.SIGHUP];
+        _registrations = Array.ConvertAll(signals, signal => PosixSignalRegistration.Create(signal, OnSignal));
+    }
+
+    /// <summary>The signal is about to end the process: wait for that (a while) rather than exit with our own status.</summary>
+    public static void AwaitTheSignal() => Thread.Sleep(TimeSpan.FromSeconds(10));
+
+    private static void OnSignal(PosixSignalContext context)
+    {
+        Source.Cancel();
+        try
+        {
+            Console.Error.WriteLine($"{Cli.CommandName}: interrupted ({context.Signal}); no unfinished output file was left behind");
+        }
+        catch (System.IO.IOException)
+        {
+            // After SIGHUP the terminal may be gone; the cleanup above is what matters.
+        }
+
+        // context.Cancel stays false: the signal's default action ends the process now.
     }
 }
