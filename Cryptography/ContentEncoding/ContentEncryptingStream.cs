@@ -2,7 +2,7 @@
 // on an underlying stream, in constant memory: one record buffer, pinned (so the garbage collector
 // leaves no copy of the plaintext behind), from PinnedBuffers, and wiped before it goes back. A full
 // record is sealed only when more data arrives, because only then is it known not to be the last;
-// FlushFinalBlock (or Dispose) seals the last one. Past the first batch of records (about 1 MiB) a
+// FlushFinalBlock (or Dispose) seals the last one. Past the first batch of records (about 512 KiB) a
 // SealingPipeline (RecordPipeline.cs) takes over: the caller fills batches while a background stage
 // seals them on several threads and writes them, so large bodies use the machine's cores.
 
@@ -26,10 +26,10 @@ namespace Cryptography;
 /// <see cref="System.Security.Cryptography.CryptoStream"/> and <see cref="System.IO.Compression.GZipStream"/> do).
 /// When the data source failed half way, call <see cref="Abort"/> instead, so that the receiver sees a
 /// truncated body and rejects it rather than a complete body that is shorter than intended.</para>
-/// <para>Memory: one record buffer of the record size for the first 1 MiB of data. A larger body (with
-/// records of at most 1 MiB) is sealed in batches of about 1 MiB on up to <see cref="MaxDegreeOfParallelism"/>
+/// <para>Memory: one record buffer of the record size for the first 512 KiB of data. A larger body (with
+/// records of at most 512 KiB) is sealed in batches of about 512 KiB on up to <see cref="MaxDegreeOfParallelism"/>
 /// threads by a background task, which also writes to the destination while the caller writes the next
-/// data: then the stream holds five buffers of about 1 MiB. An error of the destination surfaces at the
+/// data: then the stream holds five buffers of about 512 KiB. An error of the destination surfaces at the
 /// next call. An instance is not safe for concurrent use. Disposing wipes the keys and the buffers.</para>
 /// </remarks>
 public sealed class ContentEncryptingStream : Stream
@@ -74,7 +74,7 @@ public sealed class ContentEncryptingStream : Stream
         _capacity = _maxData;
     }
 
-    /// <summary>Gets or sets how many threads may seal records at once in a body larger than about 1 MiB
+    /// <summary>Gets or sets how many threads may seal records at once in a body larger than about 512 KiB
     /// (the calling thread is not one of them: a background task seals and writes while the caller writes).
     /// The default is the number of processors.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is less than 1.</exception>
