@@ -41,12 +41,15 @@ internal static class PinnedBuffers
 
     /// <summary>Wipes <paramref name="array"/> (unless <paramref name="holdsOnlyPublicData"/>: ciphertext
     /// needs no wipe) and keeps it for reuse if its size class has room.</summary>
-    public static void Return(byte[] array, bool holdsOnlyPublicData = false)
+    public static void Return(byte[] array, bool holdsOnlyPublicData = false) => Return(array, holdsOnlyPublicData ? 0 : array.Length);
+
+    /// <summary>Wipes the first <paramref name="writtenLength"/> bytes of <paramref name="array"/>, the
+    /// only ones that may hold plaintext (the rest came from the pool wiped, or never held any), and
+    /// keeps it for reuse if its size class has room. A large buffer of which a short body used a part
+    /// costs a wipe of that part only.</summary>
+    public static void Return(byte[] array, int writtenLength)
     {
-        if (!holdsOnlyPublicData)
-        {
-            CryptographicOperations.ZeroMemory(array);
-        }
+        CryptographicOperations.ZeroMemory(array.AsSpan(0, writtenLength));
 
         if (!BitOperations.IsPow2(array.Length) || array.Length < (1 << MinShift) || array.Length > (1 << MaxPooledShift))
         {

@@ -70,6 +70,10 @@ internal sealed class SealingPipeline : IDisposable
     private readonly Channel<(byte[] Data, int Count, bool IsLast)> _toSeal = Channel.CreateBounded<(byte[], int, bool)>(RecordPipeline.Queue);
     private readonly Channel<byte[]> _free = Channel.CreateUnbounded<byte[]>(RecordPipeline.Pool);
     private readonly byte[][] _inputs = new byte[RecordPipeline.Depth][];
+
+    // Which inputs have been handed to the caller: only those may hold plaintext when the pipeline
+    // ends. A body that ends after a batch or two leaves the others untouched, and their wipe unpaid.
+    private readonly bool[] _handedOut = new bool[RecordPipeline.Depth];
     private readonly byte[] _output;
     private readonly CancellationTokenSource _stop = new();
     private readonly Task _stage;
@@ -101,7 +105,7 @@ internal sealed class SealingPipeline : IDisposable
     {
         try
         {
-            return _free.Reader.TryRead(out byte[]? buffer) ? buffer : RecordPipeline.Wait(_free.Reader.ReadAsync());
+            return HandOut(_free.Reader.TryRead(out byte[]? buffer) ? buffer : RecordPipeline.Wait(_free.Reader.ReadAsync()));
         }
         catch (ChannelClosedException)
         {
@@ -114,7 +118,7 @@ internal sealed class SealingPipeline : IDisposable
     {
         try
         {
-            return _free.Reader.TryRead(out byte[]? buffer) ? buffer : await _free.Reader.ReadAsync(cancellationToken).ConfigureAwait(false);
+            return HandOut(_free.Reader.TryRead(out byte[]? buffer) ? buffer : await _free.Reader.ReadAsync(cancellationToken).ConfigureAwait(false));
         }
         catch (ChannelClosedException)
         {
@@ -174,13 +178,19 @@ internal sealed class SealingPipeline : IDisposable
         _stop.Cancel();
         _toSeal.Writer.TryComplete();
         _stage.GetAwaiter().GetResult();   // SealAll never throws
-        foreach (byte[] input in _inputs)
+        for (int i = 0; i < _inputs.Length; i++)
         {
-            PinnedBuffers.Return(input);   // wipes it
+            PinnedBuffers.Return(_inputs[i], _handedOut[i] ? BatchLength : 0);   // wipes what may hold plaintext
         }
 
         PinnedBuffers.Return(_output, holdsOnlyPublicData: true);
         _stop.Dispose();
+    }
+
+    private byte[] HandOut(byte[] buffer)
+    {
+        _handedOut[Array.IndexOf(_inputs, buffer)] = true;
+        return buffer;
     }
 
     private Exception Failure()
@@ -412,6 +422,7 @@ internal sealed class OpeningPipeline : IDisposable
         int rest = batch.Received - (count * recordSize);
         long first = _decryptor.RecordCount;
         bool compacted = false;
+        batch.Written(count * stride + rest);
         try
         {
             _decryptor.DecryptRecords(batch.Records.AsMemory(0, count * recordSize), batch.Plaintext, batch.Lengths, _threads);
@@ -504,9 +515,15 @@ internal sealed class OpeningPipeline : IDisposable
         /// <summary>How much of the data the caller has taken.</summary>
         public int Taken { get; set; }
 
+        /// <summary>Notes that the first <paramref name="length"/> bytes of <see cref="Plaintext"/> may
+        /// now hold plaintext: <see cref="Release"/> wipes as far as the furthest such byte.</summary>
+        public void Written(int length) => _written = Math.Max(_written, Math.Min(length, Plaintext.Length));
+
+        /// <summary>Makes the batch ready for the next records. The plaintext it held stays until the
+        /// next records overwrite it or <see cref="Release"/> wipes it, as a stream's record buffer
+        /// holds its record: wiping each batch as it is reused would cost a pass over all the data.</summary>
         public void Reset()
         {
-            CryptographicOperations.ZeroMemory(Plaintext.AsSpan(0, DataLength));
             Received = 0;
             Ended = false;
             Opened = false;
@@ -517,20 +534,22 @@ internal sealed class OpeningPipeline : IDisposable
 
         public void Wipe()
         {
-            CryptographicOperations.ZeroMemory(Plaintext);
+            CryptographicOperations.ZeroMemory(Plaintext.AsSpan(0, _written));
+            _written = 0;
             Reset();
         }
 
-        /// <summary>Gives the buffers back, wiped; once, when the pipeline is done with the batch.</summary>
+        /// <summary>Gives the buffers back, the plaintext wiped; once, when the pipeline is done with the batch.</summary>
         public void Release()
         {
             if (Interlocked.Exchange(ref _released, 1) == 0)
             {
-                PinnedBuffers.Return(Plaintext);
+                PinnedBuffers.Return(Plaintext, _written);
                 PinnedBuffers.Return(Records, holdsOnlyPublicData: true);
             }
         }
 
         private int _released;
+        private int _written;
     }
 }

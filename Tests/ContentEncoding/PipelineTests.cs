@@ -298,6 +298,60 @@ public class PipelineTests
         AssertBytes(CollectionsMarshal.AsSpan(received), content, "read");
     }
 
+    /// <summary>The batch buffers go back to the process-wide pool when a stream is disposed, and only
+    /// the parts that held plaintext are wiped (a short body touches one or two of them, and a decrypting
+    /// batch is not wiped between uses). Whatever the body's length and however the stream ended, no
+    /// pooled buffer may hold any of the plaintext afterwards.</summary>
+    [Test]
+    public void NoPooledBufferHoldsPlaintextAfterAStream(
+        [Values(600_000, 1 << 20, 3 << 20)] int length, [Values("sealed", "opened", "corrupted", "aborted")] string ending, [Values(false, true)] bool isAsync)
+    {
+        // A run of one byte value: no record of ciphertext or tag comes near repeating it 64 times.
+        byte[] content = new byte[length];
+        content.AsSpan().Fill(0x5A);
+        const int RecordSize = 4096;
+        switch (ending)
+        {
+            case "sealed":
+                Seal(content, ContentCoding.Aes256GcmSiv, RecordSize, threads: 2, isAsync, writeSize: 100_000);
+                break;
+            case "opened":
+            case "corrupted":
+                byte[] body = ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, RecordSize);
+                if (ending == "corrupted")
+                {
+                    body[^(RecordSize * 3)] ^= 1;   // a record well inside the pipelined part
+                }
+
+                Exception? error = Open(new MemoryStream(body), ContentCoding.Aes256GcmSiv, threads: 2, isAsync, readSize: 100_000, []);
+                Assert.That(error, ending == "corrupted" ? Is.InstanceOf<ContentEncodingCorruptedException>() : Is.Null);
+                break;
+            default:
+                using (var encrypting = new ContentEncryptingStream(new MemoryStream(), Ikm, ContentCoding.Aes256GcmSiv, RecordSize))
+                {
+                    encrypting.Write(content);
+                    encrypting.Write(content.AsSpan(0, 1000));   // part of a batch held by the caller
+                    encrypting.Abort();
+                }
+
+                break;
+        }
+
+        var pools = (System.Collections.Concurrent.ConcurrentQueue<byte[]>[])typeof(ContentEncoding).Assembly
+            .GetType("Cryptography.Internal.PinnedBuffers")!
+            .GetField("Pools", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Static)!.GetValue(null)!;
+        byte[] run = new byte[64];
+        run.AsSpan().Fill(0x5A);
+        int buffers = 0;
+        foreach (byte[] pooled in pools.SelectMany(pool => pool))
+        {
+            buffers++;
+            Assert.That(pooled.AsSpan().IndexOf(run), Is.EqualTo(-1), $"a pooled buffer of {pooled.Length} bytes holds plaintext");
+        }
+
+        Assert.That(buffers, Is.GreaterThan(0), "the streams' buffers went back to the pool");
+    }
+
     private sealed class FlakySource(byte[] data, int chunk, int failAt) : Stream
     {
         private int _position;
