@@ -1,5 +1,7 @@
-// The input or the output: a file or "-" (standard input or output), as a forward-only stream that turns
-// an I/O error into a message naming it, and counts the bytes (for progress and failure messages).
+// The input or the output: a file or "-" (standard input or output), as a stream that turns an I/O
+// error into a message naming it, and counts the bytes (for progress and failure messages). An input
+// file is seekable, so that the decrypting stream sees how much of a large record the file holds and
+// sizes its buffer once (ContentDecryptingStream); the tool itself only reads forward.
 
 using System;
 using System.IO;
@@ -21,13 +23,13 @@ internal sealed class Endpoint(Stream inner, string name, bool isOutput, long? k
 
     public override bool CanRead => !isOutput;
 
-    public override bool CanSeek => false;
+    public override bool CanSeek => !isOutput && inner.CanSeek;
 
     public override bool CanWrite => isOutput;
 
-    public override long Length => throw new NotSupportedException();
+    public override long Length => CanSeek ? inner.Length : throw new NotSupportedException();
 
-    public override long Position { get => throw new NotSupportedException(); set => throw new NotSupportedException(); }
+    public override long Position { get => CanSeek ? inner.Position : throw new NotSupportedException(); set => Seek(value, SeekOrigin.Begin); }
 
     /// <summary>Opens the input: a file, read sequentially without a buffer of its own, or standard input.</summary>
     public static Endpoint OpenInput(string path)
@@ -123,7 +125,16 @@ internal sealed class Endpoint(Stream inner, string name, bool isOutput, long? k
         }
     }
 
-    public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+    public override long Seek(long offset, SeekOrigin origin)
+    {
+        if (!CanSeek)
+        {
+            throw new NotSupportedException();
+        }
+
+        BytesPassed = inner.Seek(offset, origin);
+        return BytesPassed;
+    }
 
     public override void SetLength(long value) => throw new NotSupportedException();
 

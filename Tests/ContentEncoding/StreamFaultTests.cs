@@ -147,6 +147,36 @@ public class StreamFaultTests
     }
 
     /// <summary>
+    /// A seekable source says how many bytes it holds, so a large record's buffer is taken in one step
+    /// (no doubling copies, no 8 MiB of garbage beside a 16 MiB record), and never larger than what the
+    /// source holds: a truncated body announcing 16 MiB records gets a buffer for the bytes it has.
+    /// </summary>
+    [Test]
+    public void ASeekableSourceSizesTheRecordBufferByTheBytesItHolds()
+    {
+        const int RecordSizeForTest = 4 << 20;
+        byte[] content = Enumerable.Range(0, (6 << 20) + 7).Select(i => (byte)(i * 7)).ToArray();
+        byte[] body = ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, RecordSizeForTest);
+        using (var decrypting = new ContentDecryptingStream(new MemoryStream(body), Ikm, ContentCoding.Aes256GcmSiv))
+        {
+            byte[] first = new byte[10];
+            long allocated = GC.GetAllocatedBytesForCurrentThread();
+            Assert.That(decrypting.Read(first), Is.EqualTo(10));
+            allocated = GC.GetAllocatedBytesForCurrentThread() - allocated;
+            Assert.That(RecordBuffer(decrypting), Has.Length.EqualTo(RecordSizeForTest), "one buffer of the record size");
+            Assert.That(allocated, Is.LessThan(RecordSizeForTest + (1 << 20)), "taken at once: not 2 MiB, then 4 MiB, after the pooled sizes");
+            Assert.That(first.Concat(Decoders.ReadAll(decrypting, 1 << 20)).SequenceEqual(content), Is.True);
+        }
+
+        byte[] truncated = body.AsSpan(0, ContentEncodingHeader.FixedLength + 100_000).ToArray();
+        using (var decrypting = new ContentDecryptingStream(new MemoryStream(truncated), Ikm, ContentCoding.Aes256GcmSiv))
+        {
+            Assert.That(() => decrypting.Read(new byte[10]), Throws.InstanceOf<ContentEncodingException>(), "a short last piece: it fails as a record");
+            Assert.That(RecordBuffer(decrypting).Length, Is.LessThanOrEqualTo(128 * 1024), "no larger than the 100,000 bytes the source held, rounded up to a power of two");
+        }
+    }
+
+    /// <summary>
     /// The record buffers hold plaintext; a compacting garbage collection must not move them (and so
     /// leave an unwiped copy behind). Garbage is allocated around them first so that compaction has
     /// something to close up, then the heap is compacted twice; their addresses must not change.
