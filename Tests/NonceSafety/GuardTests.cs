@@ -377,4 +377,30 @@ public class GuardTests
         using var guard = new GuardedAesGcm(new byte[16], 12);
         Assert.That(guard.TagSizeInBytes, Is.EqualTo(12));
     }
+
+    /// <summary>A guard with truncated AES-GCM tags: identical re-encryption is let through with the same
+    /// output, a different message under the same nonce is refused, and the decrypt check sees a repeat.</summary>
+    [Test]
+    public void TruncatedGcmTagsAreTrackedAtTheirLength()
+    {
+        byte[] key = RandomNumberGenerator.GetBytes(16);
+        using var guard = new GuardedAesGcm(key, 12, new NonceGuardOptions { CheckDecrypt = true, Policy = NonceReusePolicy.Refuse });
+        byte[] nonce = Nonce(7), plaintext = RandomNumberGenerator.GetBytes(100);
+        byte[] first = new byte[100], firstTag = new byte[12], second = new byte[100], secondTag = new byte[12];
+        guard.Encrypt(nonce, plaintext, first, firstTag);
+        guard.Encrypt(nonce, plaintext, second, secondTag);
+        Assert.That((second, secondTag), Is.EqualTo((first, firstTag)));
+        byte[] changed = (byte[])plaintext.Clone();
+        changed[99] ^= 1;
+        Assert.That(() => guard.Encrypt(nonce, changed, second, secondTag), Throws.InstanceOf<NonceReuseException>());
+        Assert.That((guard.IdenticalRepeats, guard.DistinctRepeats), Is.EqualTo((1L, 1L)));
+
+        // A peer's message under a nonce this key already used for another message.
+        using var bare = new AesGcm(key, 12);
+        byte[] other = new byte[100], otherTag = new byte[12], opened = new byte[100];
+        bare.Encrypt(nonce, changed, other, otherTag);
+        Assert.That(() => guard.Decrypt(nonce, other, otherTag, opened), Throws.InstanceOf<NonceReuseException>());
+        guard.Decrypt(nonce, first, firstTag, opened);
+        Assert.That(opened, Is.EqualTo(plaintext), "the message the nonce was used for still opens");
+    }
 }

@@ -184,4 +184,77 @@ public class HistoryTests
         Assert.That(history.Reserve(10_000_000 - (ulong)options.WindowSize, 7, out _, out _), Is.EqualTo(NonceLookup.Seen));
         Assert.That(history.Reserve(10_000_000 - (2 * (ulong)options.WindowSize) - 1, 7, out _, out StoredTag _), Is.Not.EqualTo(NonceLookup.Seen));
     }
+    /// <summary>AES-GCM tags may be truncated (12 to 16 bytes); the history pads a short tag and compares
+    /// over the length both tags have, since a truncated GCM tag is a prefix of the full one. An
+    /// empty comparison never matches.</summary>
+    [Test]
+    public void StoredTagsCompareOverTheLengthBothHave()
+    {
+        byte[] full = Enumerable.Range(1, 16).Select(i => (byte)(i * 17)).ToArray();
+        StoredTag shortTag = StoredTag.From(full.AsSpan(0, 12));
+        StoredTag fullTag = StoredTag.From(full);
+        Assert.Multiple(() =>
+        {
+            Assert.That(shortTag.Length, Is.EqualTo(12));
+            Assert.That(fullTag.Length, Is.EqualTo(16));
+            Assert.That(shortTag.Matches(full.AsSpan(0, 12)), Is.True, "the same 12 bytes");
+            Assert.That(shortTag.Matches(full), Is.True, "a full tag whose first 12 bytes are the stored ones");
+            Assert.That(fullTag.Matches(full.AsSpan(0, 12)), Is.True, "a truncated tag of the stored one");
+            Assert.That(fullTag.Matches(full), Is.True);
+            Assert.That(shortTag.Matches(ReadOnlySpan<byte>.Empty), Is.False, "nothing to compare is no match");
+            for (int i = 0; i < 12; i++)
+            {
+                byte[] other = (byte[])full.Clone();
+                other[i] ^= 0x80;
+                Assert.That(shortTag.Matches(other.AsSpan(0, 12)), Is.False, $"byte {i} differs");
+                Assert.That(fullTag.Matches(other), Is.False, $"byte {i} differs (16)");
+            }
+
+            byte[] tail = (byte[])full.Clone();
+            tail[15] ^= 1;
+            Assert.That(fullTag.Matches(tail), Is.False, "byte 15 differs");
+            Assert.That(shortTag.Matches(tail), Is.True, "beyond the 12 stored bytes nothing is compared");
+        });
+    }
+    /// <summary>The memory the options' docs promise (80 bytes per window nonce, 40 per distinguished
+    /// point: 320 KiB + 640 KiB by default) is what MemoryBytes reports and what construction allocates.</summary>
+    [TestCase(4096, 16384, 320 * 1024 + 640 * 1024)]
+    [TestCase(4096, 0, 320 * 1024)]
+    [TestCase(1000, 2000, 2 * 2 * ((1000 * 32) + (2048 * 4)))]   // each index rounded up to a power of two
+    public void MemoryBytesIsWhatTheDocsSayAndWhatIsAllocated(int window, int capacity, long expected)
+    {
+        var options = new NonceGuardOptions { WindowSize = window, DistinguishedPointCapacity = capacity };
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        var history = new NonceHistory(options);
+        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+        Assert.That(history.MemoryBytes, Is.EqualTo(expected));
+        Assert.That(allocated - history.MemoryBytes, Is.InRange(0, 2048), "the tables are the history's memory, and all of it but a few objects");
+    }
+
+    /// <summary>1 in 2^DistinguishedPointBits nonces is a distinguished point, and the long-range table
+    /// keeps between half its capacity and its capacity.</summary>
+    [TestCase(0)]
+    [TestCase(4)]
+    [TestCase(8)]
+    public void DistinguishedPointsAreTheDocumentedFractionAndBounded(int bits)
+    {
+        const int Capacity = 1000, Nonces = 1 << 17;
+        var history = new NonceHistory(new NonceGuardOptions { WindowSize = 16, DistinguishedPointBits = bits, DistinguishedPointCapacity = Capacity });
+        var random = new Random(bits);
+        byte[] tag = new byte[16];
+        int distinguished = 0;
+        for (int i = 0; i < Nonces; i++)
+        {
+            ulong low = (ulong)random.NextInt64();
+            uint high = (uint)random.Next();
+            distinguished += history.IsDistinguished(low, high) ? 1 : 0;
+            Assert.That(history.Observe(low, high, tag, out _), Is.EqualTo(NonceLookup.New));
+        }
+
+        double expected = (double)Nonces / (1 << bits);
+        double sigma = Math.Sqrt(expected * (1 - (1.0 / (1 << bits))));
+        Assert.That(distinguished, Is.InRange(expected - (6 * sigma) - 1, expected + (6 * sigma) + 1), "1 in 2^bits");
+        Assert.That(history.Count.Distinguished, Is.InRange(Math.Min(distinguished, Capacity / 2), Math.Min(distinguished, Capacity)), "two generations of capacity/2");
+        Assert.That(history.Count.Exact, Is.InRange(16, 32), "two generations of the window");
+    }
 }
