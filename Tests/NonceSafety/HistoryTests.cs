@@ -257,4 +257,100 @@ public class HistoryTests
         Assert.That(history.Count.Distinguished, Is.InRange(Math.Min(distinguished, Capacity / 2), Math.Min(distinguished, Capacity)), "two generations of capacity/2");
         Assert.That(history.Count.Exact, Is.InRange(16, 32), "two generations of the window");
     }
+    /// <summary>A ticket that no longer names a pending reservation (already published, or its generation
+    /// forgotten) changes nothing when it is published or cancelled again.</summary>
+    [Test]
+    public void AStaleTicketChangesNothing()
+    {
+        var history = new NonceHistory(new NonceGuardOptions { WindowSize = 4, DistinguishedPointCapacity = 0 });
+        byte[] first = Enumerable.Repeat((byte)1, 16).ToArray(), second = Enumerable.Repeat((byte)2, 16).ToArray();
+        Assert.That(history.Reserve(1, 0, out long ticket, out _), Is.EqualTo(NonceLookup.New));
+        history.Publish(ticket, 1, 0, first);
+        history.Publish(ticket, 1, 0, second);
+        history.Cancel(ticket, 1, 0);
+        Assert.That(history.Observe(1, 0, second, out StoredTag seen), Is.EqualTo(NonceLookup.Seen), "a published nonce stays after a late cancel");
+        Assert.That(seen.Matches(first), Is.True, "the first tag stays");
+        Assert.That(history.Count.Exact, Is.EqualTo(1));
+
+        // A reservation whose generation is forgotten before it is published or cancelled.
+        Assert.That(history.Reserve(2, 0, out long old, out _), Is.EqualTo(NonceLookup.New));
+        for (ulong n = 100; n < 110; n++)
+        {
+            Assert.That(history.Reserve(n, 0, out long t, out _), Is.EqualTo(NonceLookup.New));
+            history.Publish(t, n, 0, first);
+        }
+
+        int count = history.Count.Exact;
+        Assert.DoesNotThrow(() => history.Publish(old, 2, 0, first));
+        Assert.DoesNotThrow(() => history.Cancel(old, 2, 0));
+        Assert.That(history.Count.Exact, Is.EqualTo(count));
+        Assert.That(history.Observe(2, 0, first, out _), Is.EqualTo(NonceLookup.New), "nonce 2 was forgotten with its generation");
+
+        // A ticket for another nonce's position: nothing happens to that nonce.
+        Assert.That(history.Reserve(3, 0, out long third, out _), Is.EqualTo(NonceLookup.New));
+        history.Cancel(third, 4, 0);
+        history.Publish(third, 4, 0, second);
+        Assert.That(history.Reserve(3, 0, out _, out _), Is.EqualTo(NonceLookup.Pending), "still reserved for nonce 3");
+        Assert.That(history.Observe(4, 0, second, out _), Is.EqualTo(NonceLookup.New));
+    }
+
+    /// <summary>The count of nonces held follows cancellations across generation swaps: a cancelled
+    /// entry still takes its place in a generation, but is not counted when the generation is forgotten.</summary>
+    [TestCase(1)]
+    [TestCase(2)]
+    public void TheCountFollowsCancellationsAcrossGenerations(int seed)
+    {
+        const int Window = 8;
+        var history = new NonceHistory(new NonceGuardOptions { WindowSize = Window, DistinguishedPointCapacity = 0 });
+        var random = new Random(seed);
+        var added = new List<ulong>();
+        byte[] tag = new byte[16];
+        for (ulong n = 1; n <= 200; n++)
+        {
+            Assert.That(history.Reserve(n, 0, out long ticket, out _), Is.EqualTo(NonceLookup.New));
+            added.Add(n);
+            if (random.Next(3) == 0)
+            {
+                history.Cancel(ticket, n, 0);
+            }
+            else
+            {
+                history.Publish(ticket, n, 0, tag);
+            }
+
+            int held;
+            lock (history.SyncRoot)
+            {
+                held = added.Count(m => history.FindLocked(m, 0, history.Hash(m, 0), out _) != NonceLookup.New);
+            }
+
+            Assert.That(history.Count.Exact, Is.EqualTo(held), $"after nonce {n}");
+        }
+    }
+
+    /// <summary>The long-range table takes entries without a lookup just before (a reservation is
+    /// published after other calls looked up other nonces): it must find its own free slot, past
+    /// taken ones, and every nonce stays findable.</summary>
+    [Test]
+    public void DistinguishedPointsPublishedOutOfOrderStayFindable()
+    {
+        var history = new NonceHistory(new NonceGuardOptions { WindowSize = 1, DistinguishedPointBits = 0, DistinguishedPointCapacity = 64 });
+        byte[] tag = Enumerable.Repeat((byte)9, 16).ToArray();
+        var published = new List<ulong>();
+        for (ulong n = 1; n <= 32; n += 2)
+        {
+            Assert.That(history.Reserve(n, 7, out long a, out _), Is.EqualTo(NonceLookup.New));
+            Assert.That(history.Reserve(n + 1, 7, out long b, out _), Is.EqualTo(NonceLookup.New));
+            history.Publish(a, n, 7, tag);        // the last lookup was of n + 1
+            history.Publish(b, n + 1, 7, tag);
+            published.Add(n);
+            published.Add(n + 1);
+        }
+
+        foreach (ulong n in published)
+        {
+            Assert.That(history.Observe(n, 7, tag, out StoredTag seen), Is.Not.EqualTo(NonceLookup.New), $"nonce {n}");
+            Assert.That(seen.Matches(tag), Is.True);
+        }
+    }
 }
