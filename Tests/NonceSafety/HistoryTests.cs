@@ -353,4 +353,16 @@ public class HistoryTests
             Assert.That(seen.Matches(tag), Is.True);
         }
     }
+    /// <summary>The table hash is keyed at random per history, so where a nonce lands (and whether it
+    /// is a distinguished point) cannot be chosen from outside.</summary>
+    [Test]
+    public void EachHistoryHashesWithItsOwnKey()
+    {
+        var options = new NonceGuardOptions();
+        var (a, b) = (new NonceHistory(options), new NonceHistory(options));
+        ulong first = a.Hash(1, 0);
+        Assert.That(b.Hash(1, 0), Is.Not.EqualTo(first));
+        Assert.That(a.Hash(1, 0), Is.EqualTo(first), "the same nonce, the same slot");
+        Assert.That(a.Hash(1, 1), Is.Not.EqualTo(first), "the nonce's high 32 bits count");
+    }
 }
