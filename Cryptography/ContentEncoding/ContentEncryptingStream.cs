@@ -2,7 +2,7 @@
 // on an underlying stream, in constant memory: one record buffer, pinned (so the garbage collector
 // leaves no copy of the plaintext behind), from PinnedBuffers, and wiped before it goes back. A full
 // record is sealed only when more data arrives, because only then is it known not to be the last;
-// FlushFinalBlock (or Dispose) seals the last one. Past the first batch of records (about 512 KiB) a
+// FlushFinalBlock (or Dispose) seals the last one. Past the first 1 MiB of records (RecordPipeline.StartBytes) a
 // SealingPipeline (RecordPipeline.cs) takes over: the caller fills batches while a background stage
 // seals them on several threads and writes them, so large bodies use the machine's cores.
 
@@ -26,7 +26,7 @@ namespace Cryptography;
 /// <see cref="System.Security.Cryptography.CryptoStream"/> and <see cref="System.IO.Compression.GZipStream"/> do).
 /// When the data source failed half way, call <see cref="Abort"/> instead, so that the receiver sees a
 /// truncated body and rejects it rather than a complete body that is shorter than intended.</para>
-/// <para>Memory: one record buffer of the record size for the first 512 KiB of data. A larger body (with
+/// <para>Memory: one record buffer of the record size for the first 1 MiB of data. A larger body (with
 /// records of at most 512 KiB) is sealed in batches of about 512 KiB on up to <see cref="MaxDegreeOfParallelism"/>
 /// threads by a background task, which also writes to the destination while the caller writes the next
 /// data: then the stream holds five buffers of about 512 KiB. An error of the destination surfaces at the
@@ -74,7 +74,7 @@ public sealed class ContentEncryptingStream : Stream
         _capacity = _maxData;
     }
 
-    /// <summary>Gets or sets how many threads may seal records at once in a body larger than about 512 KiB
+    /// <summary>Gets or sets how many threads may seal records at once in a body larger than about 1 MiB
     /// (the calling thread is not one of them: a background task seals and writes while the caller writes).
     /// The default is the number of processors.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is less than 1.</exception>
@@ -359,7 +359,7 @@ public sealed class ContentEncryptingStream : Stream
     }
 
     // The buffer is full and more data follows: seal the record (or hand the batch to the pipeline),
-    // and past the first batch's worth of records start the pipeline.
+    // and past the first 1 MiB of records start the pipeline.
     private void Advance()
     {
         if (_pipeline is { } pipeline)
@@ -399,7 +399,7 @@ public sealed class ContentEncryptingStream : Stream
     }
 
     private bool PipelineIsDue() =>
-        RecordPipeline.Applies(_encryptor.RecordSize) && _encryptor.RecordCount * _maxData >= RecordPipeline.BatchBytes;
+        RecordPipeline.Applies(_encryptor.RecordSize) && _encryptor.RecordCount * _maxData >= RecordPipeline.StartBytes;
 
     private void StartPipeline(bool async)
     {

@@ -1,4 +1,4 @@
-// The streams' record pipeline (RecordPipeline.cs): bodies past the first 512 KiB are sealed and
+// The streams' record pipeline (RecordPipeline.cs): bodies past the first 1 MiB are sealed and
 // opened in batches by a background stage. The same promises as the one-record path: round trips
 // at every batch alignment, sync and async, any parallelism; a failing record releases exactly the
 // records before it; a full-size last record followed by data is never released; truncation is

@@ -199,7 +199,7 @@ public class RoundTripTests
     {
         // Allocations for 1 MiB and for 16 MiB through the same pair of streams differ by the
         // per-record allocations times 15 MiB / rs records (16,000 or 3,840): there must be none. Both
-        // sizes run the record pipeline (past 512 KiB), whose fixed cost per stream is a few objects
+        // sizes run the record pipeline (past 1 MiB), whose fixed cost per stream is a few objects
         // (its batch buffers come from the pinned pool) and whose waits between batches may allocate
         // a task when the other side is not ready: measured about 500 bytes per 512 KiB batch (30
         // batches), never per record. The bound, 48 KiB, is below what the smallest object (24 bytes)
