@@ -7,6 +7,9 @@
 #                                                     the public type, RFC 8452's composition, the nonce history)
 #   scripts/mutation-test.sh 'Internal/**/*.cs' ...   files under Cryptography/ matching these globs instead
 #   scripts/mutation-test.sh --since main             only the files changed since main (for CI or a review)
+#   scripts/mutation-test.sh --tests <filter> ...      with a test-case filter of its own instead of the config's
+#                                                     (a subset of the suite: each mutant's run is shorter, and
+#                                                     what it kills is a lower bound on what the suite kills)
 #
 # Output: StrykerOutput/<date>/reports/mutation-report.html and .json (ignored by git), and a
 # per-file table on stdout. Runs one test session at a time, niced: it takes hours over all of
@@ -16,10 +19,13 @@ cd "$(dirname "$0")/.."
 dotnet tool restore > /dev/null
 
 args=()
-if [ "${1:-}" = "--since" ]; then
-  args+=(--since:"${2:?branch or commit}")
-  shift 2
-fi
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --since) args+=(--since:"${2:?branch or commit}"); shift 2 ;;
+    --tests) args+=(--test-case-filter "${2:?test-case filter}"); shift 2 ;;
+    *) break ;;
+  esac
+done
 for glob in "$@"; do
   args+=(--mutate "**/$glob")
 done
