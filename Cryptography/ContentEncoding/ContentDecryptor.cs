@@ -35,7 +35,6 @@ public sealed class ContentDecryptor : IDisposable
     public ContentDecryptor(ContentEncodingHeader header, ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm)
     {
         ArgumentNullException.ThrowIfNull(header);
-        ContentCodingInfo.Validate(coding, nameof(coding));
         Header = header;
         Coding = coding;
         _cipher = RecordCipher.Create(coding, inputKeyingMaterial, header.Salt.Span);

@@ -73,6 +73,7 @@ public class SealTests
         Assert.Multiple(() =>
         {
             Assert.That(() => aead.Open(new byte[27]), Throws.ArgumentException.With.Property("ParamName").EqualTo("sealedMessage"));
+            Assert.That(() => aead.OpenInto(new byte[27], buffer), Throws.ArgumentException.With.Property("ParamName").EqualTo("sealedMessage"));
             Assert.That(() => aead.OpenInto(sealedMessage, new byte[0], "aad"u8.ToArray()), Throws.ArgumentException.With.Property("ParamName").EqualTo("destination"));
             Assert.That(() => aead.SealInto("xy"u8, new byte[29]), Throws.ArgumentException.With.Property("ParamName").EqualTo("destination"));
             Assert.That(() => aead.SealInto(buffer.AsSpan(0, 10), buffer), Throws.ArgumentException.With.Property("ParamName").EqualTo("destination"));
