@@ -181,10 +181,6 @@ public sealed class ContentDecryptor : IDisposable
         }
 
         int workers = RecordBatch.Workers(count, maxDegreeOfParallelism);
-        for (int worker = 1; worker < workers; worker++)
-        {
-            _cipher.ForWorker(worker);
-        }
 
         // Each worker writes only its own records' entries: the delimiter position, or a negative
         // outcome (see Open). Spans cannot cross threads, hence a pooled array.

@@ -168,11 +168,6 @@ public sealed class ContentEncryptor : IDisposable
         }
 
         int workers = RecordBatch.Workers(count, maxDegreeOfParallelism);
-        for (int worker = 1; worker < workers; worker++)
-        {
-            _cipher.ForWorker(worker);
-        }
-
         long first = RecordCount;
         RecordCount = first + count;
         try

@@ -10,6 +10,7 @@ using System;
 using System.Buffers.Binary;
 using System.Runtime.InteropServices;
 using System.Security.Cryptography;
+using System.Threading;
 
 namespace Cryptography.Internal;
 
@@ -91,9 +92,9 @@ internal abstract class RecordCipher : IDisposable
     }
 
     /// <summary>
-    /// The cipher worker <paramref name="worker"/> of a parallel batch uses: this one where the AEAD is
-    /// safe for concurrent use (AES-GCM-SIV), otherwise a sibling with its own AEAD instance (AES-GCM),
-    /// made on first use and disposed with this one. Call it on one thread, before the workers start.
+    /// The cipher worker <paramref name="worker"/> of a parallel batch uses, from any thread: this one
+    /// where the AEAD is safe for concurrent use (AES-GCM-SIV), otherwise a sibling with its own AEAD
+    /// instance (AES-GCM), made on first use, kept for later batches and disposed with this one.
     /// </summary>
     public virtual RecordCipher ForWorker(int worker) => this;
 
@@ -112,6 +113,7 @@ internal abstract class RecordCipher : IDisposable
         // wiped by Dispose, as AesGcm keeps its own copy in native memory until disposed.
         private readonly byte[] _key;
         private AesGcmRecordCipher?[]? _siblings;
+        private readonly Lock _siblingsLock = new();
 
         public AesGcmRecordCipher(ReadOnlySpan<byte> key)
         {
@@ -120,6 +122,8 @@ internal abstract class RecordCipher : IDisposable
             key.CopyTo(_key);
         }
 
+        // Workers ask from their own threads, so the siblings are found or made under a lock; a worker
+        // asks once per chunk of records, not per record, and the lock is rarely contended.
         public override RecordCipher ForWorker(int worker)
         {
             if (worker == 0)
@@ -127,20 +131,23 @@ internal abstract class RecordCipher : IDisposable
                 return this;
             }
 
-            _siblings ??= new AesGcmRecordCipher?[Math.Max(worker + 1, Environment.ProcessorCount)];
-            if (worker >= _siblings.Length)
+            lock (_siblingsLock)
             {
-                Array.Resize(ref _siblings, worker + 1);
-            }
+                _siblings ??= new AesGcmRecordCipher?[Math.Max(worker + 1, Environment.ProcessorCount)];
+                if (worker >= _siblings.Length)
+                {
+                    Array.Resize(ref _siblings, worker + 1);
+                }
 
-            if (_siblings[worker] is not { } sibling)
-            {
-                sibling = new AesGcmRecordCipher(_key);
-                _nonceBase.CopyTo(sibling._nonceBase);
-                _siblings[worker] = sibling;
-            }
+                if (_siblings[worker] is not { } sibling)
+                {
+                    sibling = new AesGcmRecordCipher(_key);
+                    _nonceBase.CopyTo(sibling._nonceBase);
+                    _siblings[worker] = sibling;
+                }
 
-            return sibling;
+                return sibling;
+            }
         }
 
         public override void Dispose()

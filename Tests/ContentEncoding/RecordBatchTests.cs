@@ -135,4 +135,48 @@ public class RecordBatchTests
         Assert.That(error!.Message, Is.EqualTo("bad record"));
         Assert.That(runningAtThrow, Is.Zero, "a worker was still inside the body when the call returned");
     }
+
+    // Workers ask for their AES-GCM cipher from their own threads, all at once when a batch starts.
+    // However the requests interleave, each worker number gets one sibling, the same one every time,
+    // and no two numbers share one.
+    [Test]
+    public void WorkersAskingForTheirCipherAtOnceEachGetOneOfTheirOwn()
+    {
+        byte[] ikm = Enumerable.Range(0, 16).Select(i => (byte)i).ToArray();
+        for (int round = 0; round < 50; round++)
+        {
+            using RecordCipher cipher = RecordCipher.Create(Cryptography.ContentCoding.Aes128Gcm, ikm, new byte[16]);
+            const int Workers = 24;
+            var seen = new RecordCipher?[Workers];
+            int mismatches = 0;
+            using var start = new Barrier(8);
+            var threads = Enumerable.Range(0, 8).Select(t => new Thread(() =>
+            {
+                start.SignalAndWait();
+                for (int k = 0; k < 4 * Workers; k++)
+                {
+                    int worker = ((k * 7) + (t * 5)) % Workers;
+                    RecordCipher got = cipher.ForWorker(worker);
+                    RecordCipher first = Interlocked.CompareExchange(ref seen[worker], got, null) ?? got;
+                    if (!ReferenceEquals(first, got))
+                    {
+                        Interlocked.Increment(ref mismatches);
+                    }
+                }
+            })).ToArray();
+            foreach (Thread thread in threads)
+            {
+                thread.Start();
+            }
+
+            foreach (Thread thread in threads)
+            {
+                thread.Join();
+            }
+
+            Assert.That(mismatches, Is.Zero, "a worker number was given two ciphers");
+            var distinct = Enumerable.Range(0, Workers).Select(w => cipher.ForWorker(w)).Distinct().Count();
+            Assert.That(distinct, Is.EqualTo(Workers));
+        }
+    }
 }
