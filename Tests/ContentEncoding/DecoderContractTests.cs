@@ -129,6 +129,8 @@ public class DecoderContractTests
         byte[] written = new byte[header.Length];
         Assert.That(header.WriteTo(written), Is.EqualTo(written.Length));
         Assert.That(ContentEncodingHeader.Parse(written).KeyId.Length, Is.EqualTo(255));
-        Assert.That(Assert.Throws<ArgumentException>(() => header.WriteTo(new byte[header.Length - 1]))!.ParamName, Is.EqualTo("destination"));
+        byte[] tooShort = new byte[header.Length - 1];
+        Assert.That(Assert.Throws<ArgumentException>(() => header.WriteTo(tooShort))!.ParamName, Is.EqualTo("destination"));
+        Assert.That(tooShort.All(b => b == 0), Is.True, "a refused write leaves the destination as it was");
     }
 }
