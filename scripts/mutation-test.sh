@@ -10,6 +10,10 @@
 #   scripts/mutation-test.sh --tests <filter> ...      with a test-case filter of its own instead of the config's
 #                                                     (a subset of the suite: each mutant's run is shorter, and
 #                                                     what it kills is a lower bound on what the suite kills)
+#   scripts/mutation-test.sh --core ...                with the subset in scripts/mutation-core-tests.txt: about 10 s of
+#                                                     tests (API, vectors, tamper, stack, seal, the record layer's
+#                                                     classes but not its pipeline, HTTP or race tests), the runs
+#                                                     docs/testing.md reports for GcmSiv.cs and the parsers
 #
 # Output: StrykerOutput/<date>/reports/mutation-report.html and .json (ignored by git), and a
 # per-file table on stdout. Runs one test session at a time, niced: it takes hours over all of
@@ -23,6 +27,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --since) args+=(--since:"${2:?branch or commit}"); shift 2 ;;
     --tests) args+=(--test-case-filter "${2:?test-case filter}"); shift 2 ;;
+    --core) args+=(--test-case-filter "$(tr -d '\n' < scripts/mutation-core-tests.txt)"); shift ;;
     *) break ;;
   esac
 done
