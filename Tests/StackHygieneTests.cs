@@ -80,11 +80,28 @@ public class StackHygieneTests
         aead.Encrypt(nonce, plaintext, ciphertext, tag);
         List<(string Name, byte[] Value)> secrets = Secrets(backend, key, nonce);
 
-        Burn();
-        CallThenProbe(aead, decrypt, nonce, plaintext, ciphertext, tag, opened, probe);
-        var found = secrets.Where(s => probe.AsSpan().IndexOf(s.Value) >= 0).Select(s => $"{s.Name} at {ProbeBytes - probe.AsSpan().IndexOf(s.Value)} bytes below").ToList();
-        TestContext.Out.WriteLine($"{backend}, AES-{keySize * 8}, {(decrypt ? "decrypt" : "encrypt")}: {found.Count} of {secrets.Count} secrets on the stack{(found.Count == 0 ? "" : ": " + string.Join(", ", found))}");
-        Assert.That(found, Is.Empty);
+        // A frame slot the JIT gave a key is written on every call with the same code and input, so
+        // a leak of the kind this test looks for shows in every attempt. What can show in one attempt
+        // and not the next is a signal frame: when the runtime suspends this thread (for a collection
+        // or to install tiered code, more often on a busy machine) while the probe runs, the kernel
+        // saves the vector registers, which still hold the last key used, just below the probe's
+        // frame, where it reads. So a clean attempt passes, and the test fails only when all find a secret.
+        var attempts = new List<string>();
+        for (int attempt = 0; attempt < 3; attempt++)
+        {
+            Burn();
+            CallThenProbe(aead, decrypt, nonce, plaintext, ciphertext, tag, opened, probe);
+            var found = secrets.Where(s => probe.AsSpan().IndexOf(s.Value) >= 0).Select(s => $"{s.Name} at {ProbeBytes - probe.AsSpan().IndexOf(s.Value)} bytes below").ToList();
+            TestContext.Out.WriteLine($"{backend}, AES-{keySize * 8}, {(decrypt ? "decrypt" : "encrypt")}: {found.Count} of {secrets.Count} secrets on the stack{(found.Count == 0 ? "" : ": " + string.Join(", ", found))}");
+            if (found.Count == 0)
+            {
+                return;
+            }
+
+            attempts.Add(string.Join(", ", found));
+        }
+
+        Assert.Fail($"a secret was on the stack after every call: {string.Join("; ", attempts)}");
     }
 
     public static IEnumerable<TestCaseData> StaleStackCases() =>
