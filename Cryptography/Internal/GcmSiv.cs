@@ -5,7 +5,6 @@
 // file per backend with the primitives inlined.
 
 using System;
-using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Runtime.Intrinsics;
@@ -65,7 +64,7 @@ internal static class GcmSiv<TAes, TPolyval>
     private const int ScratchSize = 192;         // 188 used; whole 16-byte blocks keep the round keys after it aligned
 
     [SkipLocalsInit]
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)] // a root of its own: see Decrypt
     public static void Encrypt(
         in AesKeySchedule keyGeneratingKey,
         int rounds,
@@ -108,7 +107,10 @@ internal static class GcmSiv<TAes, TPolyval>
 
     /// <summary>Decrypts and verifies; on a bad tag zeroes <paramref name="plaintext"/> and returns false.</summary>
     [SkipLocalsInit]
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    // Not inlined into the one-line Backend method that calls it: the JIT sizes a compilation's inlining
+    // budget by its root method, and with that small root the budget ran out halfway through this body,
+    // leaving calls to Span.Slice and the like in the per-message path.
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     public static bool Decrypt(
         in AesKeySchedule keyGeneratingKey,
         int rounds,
@@ -211,11 +213,18 @@ internal static class GcmSiv<TAes, TPolyval>
         Span<byte> encrypted = derived[..(blockCount * BlockSize)];
         TAes.EncryptBlocks(in keyGeneratingKey, rounds, encrypted, encrypted);
 
-        // Keep the first half of each block, packed. Each move goes to a lower address and reads
-        // before it writes, so the overlapping copies are safe.
-        for (int i = 1; i < blockCount; i++)
+        // Keep the first half of each block, packed: two blocks' halves make one key block. They are
+        // joined in a register and stored whole because the keys are read back at once as 16-byte
+        // vectors, and a 16-byte load that spans two 8-byte stores cannot be forwarded from the
+        // store buffer: it waits for both stores to retire, on the message's critical path.
+        // Pair i is read before it is written, and is written below the pairs still to be read.
+        ref Vector128<ulong> pairs = ref Unsafe.As<byte, Vector128<ulong>>(ref blocks);
+        for (int i = 0; i < blockCount / 2; i++)
         {
-            Unsafe.WriteUnaligned(ref Unsafe.Add(ref blocks, i * 8), Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref blocks, i * BlockSize)));
+            Vector128<ulong> first = Unsafe.Add(ref pairs, 2 * i);
+            Vector128<ulong> second = Unsafe.Add(ref pairs, (2 * i) + 1);
+            Vector128<ulong> secondLow = Vector128.Shuffle(second, Vector128.Create(0UL, 0UL));
+            Unsafe.Add(ref pairs, i) = Vector128.ConditionalSelect(Vector128.Create(0UL, ulong.MaxValue), secondLow, first);
         }
 
         return (blockCount - 2) * 8;
@@ -263,9 +272,9 @@ internal static class GcmSiv<TAes, TPolyval>
             data[whole..].CopyTo(blocks);
         }
 
-        Span<byte> lengthBlock = blocks[(last - BlockSize)..];
-        BinaryPrimitives.WriteUInt64LittleEndian(lengthBlock, (ulong)associatedDataLength * 8);
-        BinaryPrimitives.WriteUInt64LittleEndian(lengthBlock[8..], (ulong)plaintextLength * 8);
+        // One 16-byte store, not two 8-byte ones, so that Update's 16-byte load of it is forwarded
+        // from the store buffer (see ComputeTag). Vector lanes are little-endian on every target.
+        Vector128.Create((ulong)associatedDataLength * 8, (ulong)plaintextLength * 8).AsByte().CopyTo(blocks[(last - BlockSize)..]);
         TPolyval.Update(in key, accumulator, blocks);
     }
 
@@ -273,20 +282,23 @@ internal static class GcmSiv<TAes, TPolyval>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
     private static void ComputeTag(in AesKeySchedule messageEncryptionKey, int rounds, ReadOnlySpan<byte> nonce, Span<byte> accumulator, Span<byte> tag)
     {
-        for (int i = 0; i < NonceSize; i++)
-        {
-            accumulator[i] ^= nonce[i];
-        }
-
-        accumulator[15] &= 0x7f;
+        // In a register, and stored as one 16-byte write: EncryptBlocks loads the block whole, and
+        // a load that spans several smaller stores waits for them to retire (no store forwarding).
+        ref byte nonceBytes = ref MemoryMarshal.GetReference(nonce[..NonceSize]);
+        Vector128<ulong> nonceBlock = Vector128.Create(
+            Unsafe.ReadUnaligned<ulong>(ref nonceBytes),
+            Unsafe.ReadUnaligned<uint>(ref Unsafe.Add(ref nonceBytes, 8)));
+        Vector128<ulong> clearTopBit = Vector128.Create(ulong.MaxValue, 0x7fffffffffffffffUL);
+        Vector128<ulong> block = (Vector128.Create<byte>(accumulator).AsUInt64() ^ nonceBlock) & clearTopBit;
+        block.AsByte().CopyTo(accumulator);
         TAes.EncryptBlocks(in messageEncryptionKey, rounds, accumulator, tag);
     }
 
-    /// <summary>The first counter block is the tag with the top bit of byte 15 set.</summary>
+    /// <summary>The first counter block is the tag with the top bit of byte 15 set (one 16-byte store, as in ComputeTag).</summary>
     private static void InitialCounter(ReadOnlySpan<byte> tag, Span<byte> counterBlock)
     {
-        tag.CopyTo(counterBlock);
-        counterBlock[15] |= 0x80;
+        Vector128<byte> counter = Vector128.Create(tag) | Vector128.Create(0UL, 0x8000000000000000UL).AsByte();
+        counter.CopyTo(counterBlock);
     }
 
     /// <summary>
