@@ -6,6 +6,8 @@
 //   dotnet run -c Release --project Benchmarks -- --clock                   the core clock, for cycles per byte
 //   dotnet run -c Release --project Benchmarks -- --stream-throughput       the record layer in memory, for
 //                                                                           scripts/measure-tool.sh (StreamThroughput.cs)
+//   dotnet run -c Release --project Benchmarks -- --profile-loop            one message size in a loop, to run
+//                                                                           under perf (ProfileLoop.cs)
 //   dotnet run -c Release --project Benchmarks -- --filter '*EncryptBenchmarks.AesGcmSiv_Portable' --job Dry
 //                                                                           CI's build-and-run check
 //
@@ -31,6 +33,11 @@ public static class Program
         if (args.Contains("--stream-throughput"))
         {
             return StreamThroughput.Run(args);
+        }
+
+        if (args.Contains("--profile-loop"))
+        {
+            return ProfileLoop.Run(args);
         }
 
         if (args.Contains("--clock"))
