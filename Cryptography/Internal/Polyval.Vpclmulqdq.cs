@@ -1,6 +1,7 @@
 // POLYVAL (RFC 8452 section 3) with VPCLMULQDQ on 256-bit vectors: two blocks per carry-less
-// multiply. Same arithmetic and key layout as Polyval.Clmul.cs, whose 128-bit body does the key
-// powers and what is left after the wide groups. Long inputs go 16 blocks per reduction (8 block
+// multiply. Same arithmetic and key layout as Polyval.Clmul.cs, whose 128-bit body does what is
+// left after the wide groups and the key when one power is enough; more powers are made here two at
+// a time, a pair per 256-bit product. Long inputs go 16 blocks per reduction (8 block
 // pairs against H^16..H^1), which halves the reductions on the accumulator's critical path
 // compared with 8; then groups of 8; the rest through the 128-bit body.
 
@@ -20,7 +21,7 @@ internal readonly struct PolyvalVpclmulqdq : IPolyval
     /// The powers of H two at a time: the table's 256-bit pairs hold (H^(2k), H^(2k-1)), and each
     /// pair from H^3 on is one 256-bit product of a power of H by a pair already made, so 16 powers
     /// take 7 multiplications of pairs (after H^2) instead of 15 of single powers, in the same
-    /// tree of depth 4. At 1350 bytes the 128-bit set-up was a sixth of a message's time.
+    /// tree of depth 4. A message of a few hundred bytes pays for this set-up in full, so it counts.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
     public static void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
