@@ -1,11 +1,13 @@
 // Each hardware backend against the portable one, per primitive (AES blocks, CTR, POLYVAL) and
 // end to end, over every length 0..300 (every 16/64/128/256-byte boundary), and large odd lengths
-// up to 1 MiB. Inputs come from a seeded generator; the seed is in every failure message.
+// up to 1 MiB, plus the VPCLMULQDQ POLYVAL key table entry by entry. Inputs come from a seeded
+// generator; the seed is in every failure message.
 
 using System;
 using System.Collections.Generic;
 using System.Linq;
 using Cryptography;
+using Cryptography.Internal;
 using NUnit.Framework;
 
 namespace Tests;
@@ -71,6 +73,35 @@ public class EquivalenceTests
             Assert.That(Convert.ToHexStringLower(hardware.Polyval(h, data, 48)), Is.EqualTo(expected), $"{blocks} blocks in 48-byte pieces");
             Assert.That(Convert.ToHexStringLower(hardware.Polyval(h, data, 144)), Is.EqualTo(expected), $"{blocks} blocks in 144-byte pieces");
         }
+    }
+
+    /// <summary>
+    /// The VPCLMULQDQ backend makes its POLYVAL key table two powers at a time; the 128-bit body makes
+    /// the same table one power at a time. Entry by entry they must agree, for each count of powers,
+    /// so that a wrong pair is named here rather than found through a wrong tag.
+    /// </summary>
+    [TestCase(1)]
+    [TestCase(8)]
+    [TestCase(16)]
+    public void VpclmulqdqKeyTableMatchesTheOneAtATimeTable(int blockCount)
+    {
+        Assume.That(PolyvalVpclmulqdq.IsSupported, "VPCLMULQDQ is not available here");
+        var random = new Random(Seed + blockCount);
+        byte[] h = Bytes(random, 16);
+        PolyvalKey wide = default, narrow = default;
+        PolyvalVpclmulqdq.Init(h, blockCount, ref wide);
+        PolyvalClmul<Pclmul>.Init(h, blockCount, ref narrow);
+        int start = PolyvalKeyLayout.UnusedPrefixBytes(blockCount);
+        Assert.That(start, Is.EqualTo(PolyvalVpclmulqdq.UnusedKeyPrefixBytes(blockCount)));
+        byte[] wideBytes = System.Runtime.InteropServices.MemoryMarshal.AsBytes((Span<ulong>)wide).ToArray();
+        byte[] narrowBytes = System.Runtime.InteropServices.MemoryMarshal.AsBytes((Span<ulong>)narrow).ToArray();
+        for (int entry = start / 16; entry < wideBytes.Length / 16; entry++)
+        {
+            Assert.That(Convert.ToHexStringLower(wideBytes.AsSpan(entry * 16, 16)), Is.EqualTo(Convert.ToHexStringLower(narrowBytes.AsSpan(entry * 16, 16))), $"entry {entry}, {blockCount} blocks");
+        }
+
+        // Nothing before the first entry in use is written (GcmSiv's wipe starts there).
+        Assert.That(wideBytes.AsSpan(0, start).IndexOfAnyExcept((byte)0), Is.EqualTo(-1));
     }
 
     [TestCaseSource(nameof(HardwareCases))]
