@@ -114,8 +114,9 @@ public class StackHygieneTests
     /// wiped on the way out), so the result must not depend on what the stack held before the call.
     /// Each case runs once right after the stack below was zeroed and once right after it was filled
     /// with 0xA5, and the RFC 8452 vectors run on the filled stack: the two runs must agree, and the
-    /// vectors must come out right. Lengths cover a partial last block of both inputs and the
-    /// stitched decryption (whole 256-byte batches and a remainder).
+    /// vectors must come out right. Lengths cover a partial last block of both inputs, whole
+    /// 16-block POLYVAL groups and a remainder, and decryption's 8 KiB chunks (exactly one, and
+    /// two with a remainder).
     /// </summary>
     [TestCaseSource(nameof(StaleStackCases))]
     public void ResultsDoNotDependOnWhatTheStackHeld(AesGcmSivBackend backend, bool decrypt)
@@ -131,7 +132,7 @@ public class StackHygieneTests
 
         foreach (int keySize in new[] { 16, 32 })
         {
-            foreach (int length in new[] { 0, 1, 15, 16, 17, 255, 256, 257, 527, 1024 })
+            foreach (int length in new[] { 0, 1, 15, 16, 17, 255, 256, 257, 527, 1024, 8192, 16401 })
             {
                 foreach (int aadLength in new[] { 0, 1, 16, 17, 300 })
                 {

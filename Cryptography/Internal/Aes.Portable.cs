@@ -197,18 +197,6 @@ internal readonly struct AesPortable : IAes
         Wipe(ref q);
     }
 
-    /// <summary>
-    /// Eight blocks for the stitched decryption loop: <see cref="Ctr32"/> on 128 bytes. The counter
-    /// block comes from the tag, which is public.
-    /// </summary>
-    public static Vector128<uint> Ctr8(in AesKeySchedule schedule, int rounds, Vector128<uint> counter, ref byte input, ref byte output)
-    {
-        Span<byte> counterBlock = stackalloc byte[16];
-        counter.AsByte().CopyTo(counterBlock);
-        Ctr32(in schedule, rounds, counterBlock, MemoryMarshal.CreateReadOnlySpan(ref input, 128), MemoryMarshal.CreateSpan(ref output, 128));
-        return counter + Vector128.Create(8u, 0, 0, 0);
-    }
-
     public static void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
     {
         CheckRounds(rounds);

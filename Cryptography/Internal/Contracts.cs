@@ -58,14 +58,6 @@ internal interface IAes
     /// the same memory or do not overlap.
     /// </summary>
     static abstract void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output);
-
-    /// <summary>
-    /// Eight blocks of <see cref="Ctr32"/> (128 bytes from <paramref name="input"/> to
-    /// <paramref name="output"/>, same memory or disjoint) starting at <paramref name="counter"/>;
-    /// returns the counter block after them. Inlined into GcmSiv's stitched decryption loop, where
-    /// its AES rounds overlap the POLYVAL of the previous 8 blocks.
-    /// </summary>
-    static abstract Vector128<uint> Ctr8(in AesKeySchedule schedule, int rounds, Vector128<uint> counter, ref byte input, ref byte output);
 }
 
 /// <summary>POLYVAL (RFC 8452 section 3).</summary>
@@ -93,10 +85,4 @@ internal interface IPolyval
     /// little-endian as the RFC writes field elements; <paramref name="blocks"/>.Length is a multiple of 16.
     /// </summary>
     static abstract void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks);
-
-    /// <summary>
-    /// <see cref="Update"/> over exactly 16 blocks at <paramref name="blocks"/>, with the accumulator
-    /// in a register; needs a key prepared with <c>blockCount</c> of at least 16.
-    /// </summary>
-    static abstract Vector128<ulong> Update16(in PolyvalKey key, Vector128<ulong> accumulator, ref byte blocks);
 }

@@ -19,9 +19,10 @@ internal static class GcmSiv<TAes, TPolyval>
     private const int BlockSize = 16;
     private const int NonceSize = 12;
 
-    // Decryption interleaves CTR and POLYVAL in batches of 16 blocks (see StitchedDecrypt): the
-    // size of the widest POLYVAL group, so stitching costs no extra reductions.
-    private const int StitchBatch = 256;
+    // Decryption runs CTR over a chunk and then POLYVAL over the plaintext just written, chunk by
+    // chunk, so that POLYVAL reads it back from L1 (8 KiB of input and 8 KiB of output fit the
+    // 32 KiB L1 of the CPUs this was measured on). A chunk is whole 16-block POLYVAL groups.
+    private const int DecryptChunk = 8192;
 
     // Everything a message's computation keeps in memory, in one stack struct so that one wipe covers
     // it. The order puts what a hardware backend uses in one run: the POLYVAL key's used entries are
@@ -130,7 +131,7 @@ internal static class GcmSiv<TAes, TPolyval>
     {
         // Written before use and wiped in finally; zero-filling it first would be wasted work.
         Unsafe.SkipInit(out MessageState state);
-        int polyvalBlocks = Math.Max(associatedData.Length, Math.Min(ciphertext.Length, StitchBatch)) / BlockSize;
+        int polyvalBlocks = Math.Max(associatedData.Length, ciphertext.Length) / BlockSize;
         try
         {
             Span<byte> scratch = state.Scratch;
@@ -156,14 +157,16 @@ internal static class GcmSiv<TAes, TPolyval>
 
             Span<byte> counterBlock = scratch.Slice(CounterOffset, BlockSize);
             InitialCounter(receivedTag, counterBlock);
-            int stitched = ciphertext.Length & ~(StitchBatch - 1);
-            if (stitched != 0)
+            int offset = 0;
+            for (; ciphertext.Length - offset > DecryptChunk; offset += DecryptChunk)
             {
-                StitchedDecrypt(in messageEncryptionKey, rounds, in messageAuthenticationKey, counterBlock, accumulator, ciphertext[..stitched], plaintext[..stitched]);
+                TAes.Ctr32(in messageEncryptionKey, rounds, counterBlock, ciphertext.Slice(offset, DecryptChunk), plaintext.Slice(offset, DecryptChunk));
+                AdvanceCounter(counterBlock, DecryptChunk / BlockSize);
+                TPolyval.Update(in messageAuthenticationKey, accumulator, plaintext.Slice(offset, DecryptChunk));
             }
 
-            TAes.Ctr32(in messageEncryptionKey, rounds, counterBlock, ciphertext[stitched..], plaintext[stitched..]);
-            AbsorbLast(in messageAuthenticationKey, accumulator, plaintext[stitched..], associatedData.Length, plaintext.Length, scratch);
+            TAes.Ctr32(in messageEncryptionKey, rounds, counterBlock, ciphertext[offset..], plaintext[offset..]);
+            AbsorbLast(in messageAuthenticationKey, accumulator, plaintext[offset..], associatedData.Length, plaintext.Length, scratch);
 
             Span<byte> computedTag = scratch.Slice(TagOffset, BlockSize);
             ComputeTag(in messageEncryptionKey, rounds, nonceCopy, accumulator, computedTag);
@@ -297,39 +300,13 @@ internal static class GcmSiv<TAes, TPolyval>
     }
 
     /// <summary>
-    /// CTR decryption and POLYVAL of the plaintext in one pass, 16 blocks at a time: each iteration
-    /// decrypts batch i and absorbs batch i - 1. The two are independent, so with both inlined into
-    /// one loop body the CPU overlaps the carry-less multiplies (whose accumulator chain leaves the
-    /// multiplier idle between groups) with the AES rounds, and the plaintext is read back from L1.
-    /// Lengths are whole batches; the counter and accumulator are updated in place.
+    /// Moves the counter block <paramref name="blocks"/> blocks on: its first four bytes are a
+    /// little-endian uint32 that wraps mod 2^32 (RFC 8452 section 4), and a 32-bit lane add does
+    /// exactly that while leaving the other 12 bytes alone.
     /// </summary>
-    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
-    private static void StitchedDecrypt(
-        in AesKeySchedule messageEncryptionKey,
-        int rounds,
-        in PolyvalKey messageAuthenticationKey,
-        Span<byte> counterBlock,
-        Span<byte> accumulator,
-        ReadOnlySpan<byte> ciphertext,
-        Span<byte> plaintext)
+    internal static void AdvanceCounter(Span<byte> counterBlock, uint blocks)
     {
-        ref byte source = ref MemoryMarshal.GetReference(ciphertext);
-        ref byte destination = ref MemoryMarshal.GetReference(plaintext);
-        Vector128<uint> counter = Vector128.Create<byte>(counterBlock).AsUInt32();
-        Vector128<ulong> acc = Vector128.Create<byte>(accumulator).AsUInt64();
-        nuint length = (nuint)ciphertext.Length;
-
-        counter = TAes.Ctr8(in messageEncryptionKey, rounds, counter, ref source, ref destination);
-        counter = TAes.Ctr8(in messageEncryptionKey, rounds, counter, ref Unsafe.Add(ref source, 128), ref Unsafe.Add(ref destination, 128));
-        for (nuint offset = StitchBatch; offset < length; offset += StitchBatch)
-        {
-            counter = TAes.Ctr8(in messageEncryptionKey, rounds, counter, ref Unsafe.Add(ref source, offset), ref Unsafe.Add(ref destination, offset));
-            acc = TPolyval.Update16(in messageAuthenticationKey, acc, ref Unsafe.Add(ref destination, offset - StitchBatch));
-            counter = TAes.Ctr8(in messageEncryptionKey, rounds, counter, ref Unsafe.Add(ref source, offset + 128), ref Unsafe.Add(ref destination, offset + 128));
-        }
-
-        acc = TPolyval.Update16(in messageAuthenticationKey, acc, ref Unsafe.Add(ref destination, length - StitchBatch));
+        Vector128<uint> counter = Vector128.Create<byte>(counterBlock).AsUInt32() + Vector128.Create(blocks, 0u, 0u, 0u);
         counter.AsByte().CopyTo(counterBlock);
-        acc.AsByte().CopyTo(accumulator);
     }
 }

@@ -124,10 +124,6 @@ internal readonly struct PolyvalClmul<TClmul> : IPolyval
         return acc;
     }
 
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static Vector128<ulong> Update16(in PolyvalKey key, Vector128<ulong> accumulator, ref byte blocks) =>
-        Group(ref blocks, 0, ref PolyvalKeyLayout.Table(in key), 16, accumulator);
-
     /// <summary>
     /// One group of <paramref name="count"/> blocks: block i meets H^(count - i), at table entry
     /// 16 - count + i. Block 0, which carries the accumulator, is multiplied and added last.

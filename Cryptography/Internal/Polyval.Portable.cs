@@ -71,20 +71,6 @@ internal readonly struct PolyvalPortable : IPolyval
         BurnStack();
     }
 
-    /// <summary>
-    /// Sixteen blocks for the stitched decryption loop. The portable backend gains nothing from
-    /// stitching (it has no separate units to overlap), so this is <see cref="Update"/> on a stack copy.
-    /// </summary>
-    public static Vector128<ulong> Update16(in PolyvalKey key, Vector128<ulong> accumulator, ref byte blocks)
-    {
-        Span<byte> state = stackalloc byte[16];
-        accumulator.AsByte().CopyTo(state);
-        Update(in key, state, MemoryMarshal.CreateReadOnlySpan(ref blocks, 256));
-        Vector128<ulong> result = Vector128.Create<byte>(state).AsUInt64();
-        CryptographicOperations.ZeroMemory(state);
-        return result;
-    }
-
     [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     private static void UpdateCore(ulong h0, ulong h1, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
     {

@@ -116,10 +116,6 @@ internal readonly struct PolyvalVpclmulqdq : IPolyval
         }
     }
 
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static Vector128<ulong> Update16(in PolyvalKey key, Vector128<ulong> accumulator, ref byte blocks) =>
-        Group(ref blocks, 0, ref Unsafe.As<Vector128<ulong>, Vector256<ulong>>(ref PolyvalKeyLayout.Table(in key)), 8, accumulator);
-
     /// <summary>
     /// One group of 2 * <paramref name="pairCount"/> blocks (8 or 4 pairs): pair j meets table pair
     /// 8 - pairCount + j, i.e. H^(2 * pairCount - 2j) and H^(2 * pairCount - 2j - 1). Unrolled by
