@@ -1,7 +1,7 @@
 // Each hardware backend against the portable one, per primitive (AES blocks, CTR, POLYVAL) and
 // end to end, over every length 0..300 (every 16/64/128/256-byte boundary), the lengths around
-// decryption's 8 KiB chunks, and large odd lengths up to 1 MiB, plus the VPCLMULQDQ POLYVAL key table entry by entry. Inputs come from a seeded
-// generator; the seed is in every failure message.
+// decryption's 8 KiB chunks, and large odd lengths up to 1 MiB, plus the VPCLMULQDQ POLYVAL key
+// table entry by entry. Inputs come from a seeded generator; the seed is in every failure message.
 
 using System;
 using System.Collections.Generic;

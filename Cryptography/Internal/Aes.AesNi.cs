@@ -85,7 +85,7 @@ internal readonly struct AesNi : IAesInstructions
     // shifted by 4, 8 and 12 bytes (prefix XOR), then add the broadcast transformed word. Done as
     // k ^ k<<4, then that ^ itself<<8: four dependent steps, not the six of three shift-and-XORs in
     // a row. In AES-128 each round key waits on the previous one's prefix XOR, and with six steps
-    // that, not KeygenAssist, was the longer path: 112 cycles for the schedule, against 83 now.
+    // that, not KeygenAssist, was the longer path.
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static Vector128<byte> PrefixXor(Vector128<byte> key)
     {
