@@ -8,6 +8,7 @@ using System;
 using System.Collections.Generic;
 using System.IO;
 using System.Linq;
+using Microsoft.Win32.SafeHandles;
 using SharpFuzz;
 
 namespace Fuzz;
@@ -107,13 +108,31 @@ public static class Program
         }
 
         // Persistent mode: one process runs input after input, as afl-fuzz hands them over.
-        Fuzzer.Run(stream =>
-        {
-            using var buffer = new MemoryStream();
-            stream.CopyTo(buffer);
-            target.Run(buffer.ToArray());
-        });
+        Fuzzer.Run(stream => target.Run(ReadInput(stream)));
         return 0;
+    }
+
+    // afl-fuzz hands each input over as stdin: a file it rewrites in place and rewinds before each run.
+    // SharpFuzz 2.3.0 copies stdin once, right after its handshake, and gives that copy to its warm-up
+    // call and to the first run; afl-fuzz may not have written the first input yet at that moment, so
+    // the first run could see an empty input, touch no instrumented code, and afl-fuzz stopped with "No
+    // instrumentation detected" (a CI failure of the header target). Reading the file from offset 0
+    // gives each run the input afl-fuzz wrote for it. A pipe (not under afl-fuzz) is read as it comes.
+    private static byte[] ReadInput(Stream stream)
+    {
+        using var stdin = new FileStream(new SafeFileHandle(0, ownsHandle: false), FileAccess.Read, bufferSize: 0);
+        using var buffer = new MemoryStream();
+        if (stdin.CanSeek)
+        {
+            stdin.Position = 0;
+            stdin.CopyTo(buffer);
+        }
+        else
+        {
+            stream.CopyTo(buffer);
+        }
+
+        return buffer.ToArray();
     }
 }
 
