@@ -5,7 +5,7 @@
 // A record's plaintext is released only after its tag verified and its padding checked; end of
 // data is reported only after a record marked as the last one was opened and nothing followed it.
 // Past the first 1 MiB of records (RecordPipeline.StartBytes) an OpeningPipeline (RecordPipeline.cs) takes over:
-// a background stage reads ahead and opens batches on several threads, under the same rules.
+// background stages read ahead and open batches on several threads, under the same rules.
 
 using System;
 using System.Globalization;

@@ -1,9 +1,9 @@
 // Parallel sealing and opening for ContentEncryptingStream and ContentDecryptingStream once a body is
-// past its first two batches' worth (about 1 MiB, StartBytes). The caller's thread and one background stage overlap: to
+// past its first two batches' worth (about 1 MiB, StartBytes). The caller's thread and background stages overlap: to
 // encrypt, the caller fills input batches while the stage seals each on up to N threads (RecordBatch)
-// and writes it; to decrypt, the stage reads each batch of records, opens it on up to N threads and
-// closes the gaps the delimiters and tags leave, while the caller takes the plaintext of the batch
-// before. Batches travel through bounded System.Threading.Channels, so memory is a fixed handful of
+// and writes it; to decrypt, a reader fills batches with records from the source, and an opener opens
+// each on up to N threads and closes the gaps the delimiters and tags leave, while the caller takes
+// the plaintext of the batch before. Batches travel through bounded System.Threading.Channels, so memory is a fixed handful of
 // batch buffers (pinned, wiped before they are let go: they hold plaintext).
 //
 // Why a stage of its own rather than parallel records alone: reading (or writing) a batch costs
@@ -40,7 +40,7 @@ internal static class RecordPipeline
     /// through the pipeline took 0.97–1.27 times as long as on the one-record path, a 16 MiB body 0.62–0.91.</summary>
     public const int StartBytes = 2 * BatchBytes;
 
-    /// <summary>Batches in flight: the caller's, up to <see cref="Depth"/> − 2 queued, and the stage's.</summary>
+    /// <summary>Batches in flight: the caller's, the stages', and up to <see cref="Depth"/> − 2 queued between them.</summary>
     public const int Depth = 4;
 
     /// <summary>Whether bodies of this record size use a pipeline once past their first batch.</summary>
@@ -259,14 +259,25 @@ internal sealed class OpeningPipeline : IDisposable
     private readonly ContentDecryptor _decryptor;
     private readonly int _threads;
     private readonly bool _async;
+
+    // Batches go free -> (reader) filled -> (opener) ready -> (caller) free. The reader only reads, so
+    // the next batch arrives while the opener's threads open this one: in one stage that read its
+    // batch and then opened it, every core but one stood idle for the read.
+    private readonly Channel<Item> _filled = Channel.CreateBounded<Item>(RecordPipeline.Queue);
     private readonly Channel<Item> _ready = Channel.CreateBounded<Item>(RecordPipeline.Queue);
-    private readonly Channel<Batch> _free = Channel.CreateUnbounded<Batch>(RecordPipeline.Pool);
+    // Written by the caller (Return) and by the opener (the empty batch that shows the source ended).
+    private readonly Channel<Batch> _free = Channel.CreateUnbounded<Batch>(new UnboundedChannelOptions { SingleReader = true });
     private readonly Batch[] _batches = new Batch[RecordPipeline.Depth];
     private readonly CancellationTokenSource _stop = new();
-    private Task _stage;
+    private Task _reader;
+    private Task _opener;
 
-    // A batch the stage was working on when the source threw: a restart resumes it.
-    private Batch? _resume;
+    // Set by a task that stopped on an error it handed to the caller; Restart starts it again, and it
+    // resumes with the batch it had (the reader's, with the bytes it had received; the opener's).
+    private volatile bool _readerStopped;
+    private volatile bool _openerStopped;
+    private Batch? _resumeRead;
+    private Batch? _resumeOpen;
 
     public OpeningPipeline(Stream source, ContentDecryptor decryptor, int threads, bool async)
     {
@@ -282,7 +293,8 @@ internal sealed class OpeningPipeline : IDisposable
             _free.Writer.TryWrite(_batches[i]);
         }
 
-        _stage = Task.Run(OpenAll);
+        _reader = Task.Run(ReadAll);
+        _opener = Task.Run(OpenAll);
     }
 
     /// <summary>The next batch of verified plaintext, the end of the body (null, null), or a failure.
@@ -292,30 +304,45 @@ internal sealed class OpeningPipeline : IDisposable
     /// <inheritdoc cref="Next"/>
     public ValueTask<Item> NextAsync(CancellationToken cancellationToken) => _ready.Reader.ReadAsync(cancellationToken);
 
-    /// <summary>Gives a batch the caller has taken all data from back to the stage.</summary>
+    /// <summary>Gives a batch the caller has taken all data from back to the reader.</summary>
     public void Return(Batch batch)
     {
         batch.Reset();
         _free.Writer.TryWrite(batch);
     }
 
-    /// <summary>Starts the stage again after it stopped on an error from the source: it goes on reading
-    /// where the source left off, with the data of the batch it was reading kept.</summary>
-    public void Restart() => _stage = Task.Run(OpenAll);
+    /// <summary>Starts what stopped on an error from the source again: reading goes on where the
+    /// source left off, with the data of the batch being read kept.</summary>
+    public void Restart()
+    {
+        if (_readerStopped)
+        {
+            _readerStopped = false;
+            _reader = Task.Run(ReadAll);
+        }
+
+        if (_openerStopped)
+        {
+            _openerStopped = false;
+            _opener = Task.Run(OpenAll);
+        }
+    }
 
     public void Dispose()
     {
         _stop.Cancel();
         _free.Writer.TryComplete();
+        _filled.Writer.TryComplete();
         _ready.Writer.TryComplete();
 
-        // The stage may be blocked in a read from the source (a pipe that does not end), which no
+        // The reader may be blocked in a read from the source (a pipe that does not end), which no
         // token interrupts; the caller disposes the source after this, which ends that read. Then
-        // the stage's end wipes the buffers, as this does at once when the stage has stopped.
+        // the tasks' end wipes the buffers, as this does at once when they have stopped.
+        Task both = Task.WhenAll(_reader, _opener);
         bool stopped;
         try
         {
-            stopped = _stage.Wait(TimeSpan.FromSeconds(1));
+            stopped = both.Wait(TimeSpan.FromSeconds(1));
         }
         catch (AggregateException)
         {
@@ -324,7 +351,7 @@ internal sealed class OpeningPipeline : IDisposable
 
         if (!stopped)
         {
-            _stage.ContinueWith(_ => WipeAll(), CancellationToken.None, TaskContinuationOptions.None, TaskScheduler.Default);
+            both.ContinueWith(_ => WipeAll(), CancellationToken.None, TaskContinuationOptions.None, TaskScheduler.Default);
             return;
         }
 
@@ -339,20 +366,21 @@ internal sealed class OpeningPipeline : IDisposable
         }
     }
 
-    private async Task OpenAll()
+    // The reader: fills free batches from the source, each up to its size or to the end of the source.
+    // Batches hold whole records, so batch boundaries are record boundaries.
+    private async Task ReadAll()
     {
         CancellationToken stop = _stop.Token;
-        int recordSize = _decryptor.Header.RecordSize;
-        Batch? batch = _resume;
-        _resume = null;
+        Batch? batch = _resumeRead;
+        _resumeRead = null;
         try
         {
             while (true)
             {
                 batch ??= await _free.Reader.ReadAsync(stop).ConfigureAwait(false);
 
-                // Read a whole batch, or up to the end of the source. Every byte is counted as it arrives
-                // (batch.Received), so a source that throws loses nothing and a restart resumes.
+                // Every byte is counted as it arrives (batch.Received), so a source that throws loses
+                // nothing and a restart resumes.
                 while (!batch.Ended && batch.Received < batch.RecordsLength)
                 {
                     Memory<byte> space = batch.Records.AsMemory(batch.Received, batch.RecordsLength - batch.Received);
@@ -361,7 +389,54 @@ internal sealed class OpeningPipeline : IDisposable
                     batch.Ended = read == 0;
                 }
 
-                stop.ThrowIfCancellationRequested();
+                bool ended = batch.Ended;
+                await _filled.Writer.WriteAsync(new Item(batch, null), stop).ConfigureAwait(false);
+                batch = null;
+                if (ended)
+                {
+                    return;
+                }
+            }
+        }
+        catch (Exception exception) when (!stop.IsCancellationRequested)
+        {
+            // From the source: keep the batch so that a restart resumes it; the opener passes the error
+            // on after the batches before it.
+            _resumeRead = batch;
+            _readerStopped = true;
+            await HandOnAsync(_filled, new Item(null, ExceptionDispatchInfo.Capture(exception))).ConfigureAwait(false);
+        }
+        catch (Exception)
+        {
+            // Disposed: the caller has gone. The batch held only ciphertext; Release wipes the rest.
+        }
+    }
+
+    // The opener: opens each filled batch on up to _threads threads and hands it to the caller.
+    private async Task OpenAll()
+    {
+        CancellationToken stop = _stop.Token;
+        int recordSize = _decryptor.Header.RecordSize;
+        Batch? batch = _resumeOpen;
+        _resumeOpen = null;
+        try
+        {
+            while (true)
+            {
+                if (batch is null)
+                {
+                    Item filled = await _filled.Reader.ReadAsync(stop).ConfigureAwait(false);
+                    if (filled.Batch is null)
+                    {
+                        // The reader stopped on an error of the source: the caller sees it after the
+                        // data before it, and Restart starts the reader again.
+                        await PostAsync(filled, stop).ConfigureAwait(false);
+                        continue;
+                    }
+
+                    batch = filled.Batch;
+                }
+
                 if (!batch.Opened)
                 {
                     ContentEncodingException? failure = Open(batch, recordSize);
@@ -376,10 +451,19 @@ internal sealed class OpeningPipeline : IDisposable
 
                 if (_decryptor.IsComplete && !batch.Ended)
                 {
-                    // The batch ends with the record marked as the last: the source must end here.
-                    byte[] probe = new byte[1];
-                    int after = _async ? await _source.ReadAsync(probe, stop).ConfigureAwait(false) : _source.Read(probe);
-                    if (after != 0)
+                    // The batch ends with the record marked as the last: the source must end here, so
+                    // the reader's next batch must be empty.
+                    Item next = await _filled.Reader.ReadAsync(stop).ConfigureAwait(false);
+                    if (next.Batch is not { } after)
+                    {
+                        // An error of the source before its end was seen: the batch waits for a restart.
+                        await PostAsync(next, stop).ConfigureAwait(false);
+                        continue;
+                    }
+
+                    bool more = after.Received != 0;
+                    Return(after);
+                    if (more)
                     {
                         long index = _decryptor.RecordCount - 1;
                         batch.DataLength -= batch.HeldBack;
@@ -405,15 +489,28 @@ internal sealed class OpeningPipeline : IDisposable
         }
         catch (Exception exception) when (!stop.IsCancellationRequested)
         {
-            // From the source (the record checks report their failures as items): keep the batch so
-            // that a restart resumes it, and let the caller see the error after the data before it.
-            _resume = batch;
-            await PostAsync(new Item(null, ExceptionDispatchInfo.Capture(exception)), CancellationToken.None).ConfigureAwait(false);
+            // Not from the records (their failures are items) nor the source (the reader's): keep the
+            // batch and hand the error on, as the reader does, so that a restart retries it.
+            _resumeOpen = batch;
+            _openerStopped = true;
+            await HandOnAsync(_ready, new Item(null, ExceptionDispatchInfo.Capture(exception))).ConfigureAwait(false);
         }
         catch (Exception)
         {
             // Disposed: the caller has gone.
             batch?.Wipe();
+        }
+    }
+
+    // Hands an error on whatever the stop token says; only a disposed pipeline (channel closed) drops it.
+    private static async Task HandOnAsync(Channel<Item> channel, Item item)
+    {
+        try
+        {
+            await channel.Writer.WriteAsync(item, CancellationToken.None).ConfigureAwait(false);
+        }
+        catch (ChannelClosedException)
+        {
         }
     }
 

@@ -201,6 +201,32 @@ public class PipelineTests
         var source = new FlakySource(body, chunk: 100_000, failAt);
         using var decrypting = new ContentDecryptingStream(source, Ikm, ContentCoding.Aes128Gcm);
         var received = new List<byte>();
+        int faults = ReadRetrying(decrypting, isAsync, received);
+        Assert.That(faults, Is.EqualTo(failAt < source.Reads ? 1 : 0));
+        AssertBytes(CollectionsMarshal.AsSpan(received), content, "read");
+    }
+
+    /// <summary>The source throws once where the body must show its end, right after a full-size last
+    /// record, at every alignment with the batches (the pipeline then asks the source whether it ends
+    /// there before it releases that record); the caller retries and gets everything, then the end.</summary>
+    [Test]
+    public void ASourceFaultWhereTheEndMustShowLosesNothing([Range(16, 26)] int records, [Values(false, true)] bool isAsync)
+    {
+        const int RecordSize = 65536;
+        const int Data = RecordSize - 17;
+        byte[] content = Content(records * Data, records);
+        byte[] body = ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes128Gcm, RecordSize);
+        var source = new FlakySource(body, chunk: 1 << 20, failAt: -1, failOnceAtEnd: true);
+        using var decrypting = new ContentDecryptingStream(source, Ikm, ContentCoding.Aes128Gcm) { MaxDegreeOfParallelism = 2 };
+        var received = new List<byte>();
+        int faults = ReadRetrying(decrypting, isAsync, received);
+        Assert.That(faults, Is.EqualTo(1));
+        AssertBytes(CollectionsMarshal.AsSpan(received), content, "read");
+    }
+
+    // Reads to the end, retrying after each IOException from the source; returns how many there were.
+    private static int ReadRetrying(Stream decrypting, bool isAsync, List<byte> received)
+    {
         byte[] buffer = new byte[65536];
         int faults = 0;
         while (true)
@@ -218,14 +244,11 @@ public class PipelineTests
 
             if (read == 0)
             {
-                break;
+                return faults;
             }
 
             received.AddRange(buffer.AsSpan(0, read).ToArray());
         }
-
-        Assert.That(faults, Is.EqualTo(failAt < source.Reads ? 1 : 0));
-        AssertBytes(CollectionsMarshal.AsSpan(received), content, "read");
     }
 
     /// <summary>A destination that fails while the background stage writes: the error reaches the caller.</summary>
@@ -352,9 +375,11 @@ public class PipelineTests
         Assert.That(buffers, Is.GreaterThan(0), "the streams' buffers went back to the pool");
     }
 
-    private sealed class FlakySource(byte[] data, int chunk, int failAt) : Stream
+    // Throws an IOException once: at read number failAt, or (failOnceAtEnd) at the first read after the last byte.
+    private sealed class FlakySource(byte[] data, int chunk, int failAt, bool failOnceAtEnd = false) : Stream
     {
         private int _position;
+        private bool _failedAtEnd;
 
         public int Reads { get; private set; }
 
@@ -370,8 +395,9 @@ public class PipelineTests
 
         public override int Read(Span<byte> buffer)
         {
-            if (Reads++ == failAt)
+            if (Reads++ == failAt || (failOnceAtEnd && _position == data.Length && !_failedAtEnd))
             {
+                _failedAtEnd = _position == data.Length;
                 throw new IOException("transient");
             }
 
