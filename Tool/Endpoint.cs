@@ -18,6 +18,10 @@ internal sealed class Endpoint(Stream inner, string name, bool isOutput, long? k
     /// <summary>How many bytes have been read or written: for the input, where the reader is in it.</summary>
     public long BytesPassed { get; private set; }
 
+    /// <summary>Called after each read: lets a copy the tool does not drive (the encrypting stream's
+    /// CopyFrom) check for a signal and show progress.</summary>
+    public Action? ReadDone { get; set; }
+
     /// <summary>Whether the output is standard output, where what was written cannot be taken back.</summary>
     public bool IsStandardOutput => isOutput && file is null;
 
@@ -84,16 +88,19 @@ internal sealed class Endpoint(Stream inner, string name, bool isOutput, long? k
 
     public override int Read(Span<byte> buffer)
     {
+        int read;
         try
         {
-            int read = inner.Read(buffer);
+            read = inner.Read(buffer);
             BytesPassed += read;
-            return read;
         }
         catch (Exception exception) when (Errors.IsFileError(exception))
         {
             throw Errors.IO($"cannot read {Name}", exception);
         }
+
+        ReadDone?.Invoke();
+        return read;
     }
 
     public override int Read(byte[] buffer, int offset, int count) => Read(buffer.AsSpan(offset, count));

@@ -69,10 +69,12 @@ internal static class FileCommands
     }
 
     /// <summary>Copies <paramref name="from"/> to <paramref name="to"/>, with a progress bar on stderr when it is a
-    /// terminal that stdout is not also writing the content to. The buffer holds plaintext: pinned, and wiped.</summary>
+    /// terminal that stdout is not also writing the content to. The buffer holds plaintext: pinned, and wiped.
+    /// An encrypting stream reads the input itself, straight into its batches (no copy through the buffer).</summary>
     private static void Copy(Stream from, Stream to, string description, Endpoint input, Endpoint output, CancellationToken cancellationToken)
     {
-        byte[] buffer = GC.AllocateUninitializedArray<byte>(CopyBufferSize, pinned: true);
+        var encrypting = to as ContentEncryptingStream;
+        byte[]? buffer = encrypting is null ? GC.AllocateUninitializedArray<byte>(CopyBufferSize, pinned: true) : null;
         long? total = input.KnownLength;
         try
         {
@@ -106,11 +108,28 @@ internal static class FileCommands
             // The display is updated at most ten times a second, so it costs nothing in the hot loop.
             const int ReportIntervalMilliseconds = 100;
             long nextReport = Environment.TickCount64 + ReportIntervalMilliseconds;
-            int read;
-            while ((read = from.Read(buffer)) > 0)
+            if (encrypting is not null)
+            {
+                // The input calls Step after each read the encrypting stream makes.
+                input.ReadDone = Step;
+                encrypting.CopyFrom(from);
+                input.ReadDone = null;
+            }
+            else
+            {
+                int read;
+                while ((read = from.Read(buffer)) > 0)
+                {
+                    Step();
+                    to.Write(buffer!, 0, read);
+                }
+            }
+
+            cancellationToken.ThrowIfCancellationRequested();
+
+            void Step()
             {
                 cancellationToken.ThrowIfCancellationRequested();
-                to.Write(buffer, 0, read);
                 if (task is not null && Environment.TickCount64 >= nextReport)
                 {
                     long bytes = input.BytesPassed;
@@ -124,8 +143,6 @@ internal static class FileCommands
                     nextReport = Environment.TickCount64 + ReportIntervalMilliseconds;
                 }
             }
-
-            cancellationToken.ThrowIfCancellationRequested();
         }
     }
 

@@ -181,6 +181,97 @@ public sealed class ContentEncryptingStream : Stream
         return WriteAsync(buffer.AsMemory(offset, count), cancellationToken).AsTask();
     }
 
+    /// <summary>Encrypts everything <paramref name="source"/> holds, from where it is to its end, reading it
+    /// straight into this stream's record buffers: the same body as writing the same data, without
+    /// a copy through a buffer of the caller's. The last record is not written; call
+    /// <see cref="FlushFinalBlock"/> (or dispose) when the body ends, or write more data first.</summary>
+    /// <param name="source">The stream to read the data from; read until a read returns 0.</param>
+    /// <returns>The number of bytes read from <paramref name="source"/>.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="source"/> is <see langword="null"/>.</exception>
+    /// <exception cref="ArgumentException"><paramref name="source"/> is not readable.</exception>
+    /// <exception cref="InvalidOperationException">The last record has been written.</exception>
+    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
+    /// <remarks>An exception from <paramref name="source"/> leaves what was read before it in the stream,
+    /// to be followed by more data or dropped with <see cref="Abort"/>.</remarks>
+    public long CopyFrom(Stream source)
+    {
+        ValidateSource(source);
+        long total = 0;
+        while (true)
+        {
+            int read;
+            if (_count < _capacity)
+            {
+                read = source.Read(_record.AsSpan(_count, _capacity - _count));
+                _count += read;
+            }
+            else if (_pipeline is { } pipeline)
+            {
+                // A full batch goes out only once more data is known to follow: read on into a free
+                // buffer, and submit the full one when that read brought data.
+                byte[] next = pipeline.TakeBuffer();
+                read = ReadInto(source, pipeline, next);
+                if (read > 0)
+                {
+                    pipeline.Submit(_record!, _count, isLast: false);
+                    _record = next;
+                    _count = read;
+                }
+            }
+            else
+            {
+                read = ReadThroughChunk(source);
+            }
+
+            if (read == 0)
+            {
+                return total;
+            }
+
+            total += read;
+        }
+    }
+
+    /// <inheritdoc cref="CopyFrom(Stream)"/>
+    /// <param name="source">The stream to read the data from; read until a read returns 0.</param>
+    /// <param name="cancellationToken">Cancels the reads from the source and the writes to the destination.</param>
+    public async ValueTask<long> CopyFromAsync(Stream source, CancellationToken cancellationToken = default)
+    {
+        ValidateSource(source);
+        long total = 0;
+        while (true)
+        {
+            int read;
+            if (_count < _capacity)
+            {
+                read = await source.ReadAsync(_record.AsMemory(_count, _capacity - _count), cancellationToken).ConfigureAwait(false);
+                _count += read;
+            }
+            else if (_pipeline is { } pipeline)
+            {
+                byte[] next = await pipeline.TakeBufferAsync(cancellationToken).ConfigureAwait(false);
+                read = await ReadIntoAsync(source, pipeline, next, cancellationToken).ConfigureAwait(false);
+                if (read > 0)
+                {
+                    await pipeline.SubmitAsync(_record!, _count, isLast: false, cancellationToken).ConfigureAwait(false);
+                    _record = next;
+                    _count = read;
+                }
+            }
+            else
+            {
+                read = await ReadThroughChunkAsync(source, cancellationToken).ConfigureAwait(false);
+            }
+
+            if (read == 0)
+            {
+                return total;
+            }
+
+            total += read;
+        }
+    }
+
     /// <summary>Flushes the destination. Buffered data stays buffered: a record goes out only when it is full
     /// and more data follows, or at <see cref="FlushFinalBlock"/>. While a background task writes the
     /// records of a large body, the destination is flushed by <see cref="FlushFinalBlock"/> only.</summary>
@@ -408,6 +499,96 @@ public sealed class ContentEncryptingStream : Stream
         PinnedBuffers.Return(record);
         _pipeline = new SealingPipeline(_encryptor, _destination, _maxDegreeOfParallelism, async);
         _capacity = _pipeline.BatchLength;
+    }
+
+    // How much CopyFrom reads through a buffer of its own when the one-record buffer is full (only then
+    // is a copy needed: the record goes out once the read brings more data).
+    private const int FullRecordChunk = 1 << 16;
+
+    private void ValidateSource(Stream source)
+    {
+        ArgumentNullException.ThrowIfNull(source);
+        ThrowIfNotWritable();
+        if (!source.CanRead)
+        {
+            throw new ArgumentException("The source stream is not readable.", nameof(source));
+        }
+    }
+
+    private int ReadInto(Stream source, SealingPipeline pipeline, byte[] next)
+    {
+        int read;
+        try
+        {
+            read = source.Read(next.AsSpan(0, _capacity));
+        }
+        catch
+        {
+            pipeline.GiveBack(next);
+            throw;
+        }
+
+        if (read == 0)
+        {
+            pipeline.GiveBack(next);
+        }
+
+        return read;
+    }
+
+    private async ValueTask<int> ReadIntoAsync(Stream source, SealingPipeline pipeline, byte[] next, CancellationToken cancellationToken)
+    {
+        int read;
+        try
+        {
+            read = await source.ReadAsync(next.AsMemory(0, _capacity), cancellationToken).ConfigureAwait(false);
+        }
+        catch
+        {
+            pipeline.GiveBack(next);
+            throw;
+        }
+
+        if (read == 0)
+        {
+            pipeline.GiveBack(next);
+        }
+
+        return read;
+    }
+
+    private async ValueTask<int> ReadThroughChunkAsync(Stream source, CancellationToken cancellationToken)
+    {
+        int length = Math.Min(_capacity, FullRecordChunk);
+        byte[] chunk = PinnedBuffers.Rent(length);
+        try
+        {
+            int read = await source.ReadAsync(chunk.AsMemory(0, length), cancellationToken).ConfigureAwait(false);
+            await WriteAsync(chunk.AsMemory(0, read), cancellationToken).ConfigureAwait(false);
+            return read;
+        }
+        finally
+        {
+            PinnedBuffers.Return(chunk);   // wipes it
+        }
+    }
+
+    // The one-record buffer is full: read a chunk into a buffer of its own and write it, which seals
+    // the full record first when the chunk is not empty.
+    private int ReadThroughChunk(Stream source)
+    {
+        int length = Math.Min(_capacity, FullRecordChunk);
+        byte[] chunk = PinnedBuffers.Rent(length);
+        try
+        {
+            int read = source.Read(chunk.AsSpan(0, length));
+            Write(chunk.AsSpan(0, read));
+            return read;
+        }
+        finally
+        {
+            PinnedBuffers.Return(chunk);   // wipes it
+        }
     }
 
     private void ThrowIfNotWritable()

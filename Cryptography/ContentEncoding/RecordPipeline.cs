@@ -63,7 +63,8 @@ internal static class RecordPipeline
 
     public static BoundedChannelOptions Queue => new(Depth - 2) { SingleReader = true, SingleWriter = true, FullMode = BoundedChannelFullMode.Wait };
 
-    public static UnboundedChannelOptions Pool => new() { SingleReader = true, SingleWriter = true };
+    // Free buffers: taken by one thread, given back by the stage and, on the sealing side, by the caller.
+    public static UnboundedChannelOptions Pool => new() { SingleReader = true };
 }
 
 /// <summary>The encrypting side: input batches in, records out to the destination.</summary>
@@ -131,6 +132,9 @@ internal sealed class SealingPipeline : IDisposable
             throw Failure();
         }
     }
+
+    /// <summary>Gives back a buffer from <see cref="TakeBuffer"/> that received no data.</summary>
+    public void GiveBack(byte[] buffer) => _free.Writer.TryWrite(buffer);
 
     /// <summary>Hands a filled buffer to the stage. Only the last batch (<paramref name="isLast"/>) may be
     /// short; it ends with the last record.</summary>
@@ -265,8 +269,8 @@ internal sealed class OpeningPipeline : IDisposable
     // batch and then opened it, every core but one stood idle for the read.
     private readonly Channel<Item> _filled = Channel.CreateBounded<Item>(RecordPipeline.Queue);
     private readonly Channel<Item> _ready = Channel.CreateBounded<Item>(RecordPipeline.Queue);
-    // Written by the caller (Return) and by the opener (the empty batch that shows the source ended).
-    private readonly Channel<Batch> _free = Channel.CreateUnbounded<Batch>(new UnboundedChannelOptions { SingleReader = true });
+    // Given back by the caller (Return) and by the opener (the empty batch that shows the source ended).
+    private readonly Channel<Batch> _free = Channel.CreateUnbounded<Batch>(RecordPipeline.Pool);
     private readonly Batch[] _batches = new Batch[RecordPipeline.Depth];
     private readonly CancellationTokenSource _stop = new();
     private Task _reader;

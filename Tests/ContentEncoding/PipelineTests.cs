@@ -327,7 +327,7 @@ public class PipelineTests
     /// pooled buffer may hold any of the plaintext afterwards.</summary>
     [Test]
     public void NoPooledBufferHoldsPlaintextAfterAStream(
-        [Values(600_000, 1 << 20, 3 << 20)] int length, [Values("sealed", "opened", "corrupted", "aborted")] string ending, [Values(false, true)] bool isAsync)
+        [Values(600_000, 1 << 20, 3 << 20)] int length, [Values("sealed", "copied", "opened", "corrupted", "aborted")] string ending, [Values(false, true)] bool isAsync)
     {
         // A run of one byte value: no record of ciphertext or tag comes near repeating it 64 times.
         byte[] content = new byte[length];
@@ -337,6 +337,14 @@ public class PipelineTests
         {
             case "sealed":
                 Seal(content, ContentCoding.Aes256GcmSiv, RecordSize, threads: 2, isAsync, writeSize: 100_000);
+                break;
+            case "copied":
+                using (var encrypting = new ContentEncryptingStream(new MemoryStream(), Ikm, ContentCoding.Aes256GcmSiv, RecordSize))
+                {
+                    long copied = isAsync ? encrypting.CopyFromAsync(new MemoryStream(content)).AsTask().GetAwaiter().GetResult() : encrypting.CopyFrom(new MemoryStream(content));
+                    Assert.That(copied, Is.EqualTo(length));
+                }
+
                 break;
             case "opened":
             case "corrupted":

@@ -1,0 +1,173 @@
+// ContentEncryptingStream.CopyFrom and CopyFromAsync: the stream reads the source itself, straight
+// into its buffers. The body must be byte for byte the one the one-shot call makes from the same data
+// and salt, at every length around the record, batch and pipeline-start boundaries (where a full
+// buffer must wait for the next read before it goes out), whatever sizes the source's reads return.
+
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using Cryptography;
+using NUnit.Framework;
+
+namespace Tests.ContentEncodingTests;
+
+[TestFixture]
+public class CopyFromTests
+{
+    private static readonly byte[] Ikm = Enumerable.Range(7, 16).Select(i => (byte)(i * 11)).ToArray();
+    private static readonly byte[] Salt = Enumerable.Range(1, 16).Select(i => (byte)(i * 3)).ToArray();
+
+    public static IEnumerable<TestCaseData> Cases()
+    {
+        // rs = 4096: 4079 bytes a record, batches of 128 records, the pipeline from record 258 on
+        // (1 MiB of data); rs = 2^19 + 1 stays on the one-record path.
+        foreach ((int recordSize, int[] lengths) in new[]
+        {
+            (4096, new[] { 0, 1, 4079, 4080, 2 * 4079, 258 * 4079, (258 * 4079) + 1, (386 * 4079) - 1, 386 * 4079, (386 * 4079) + 1, 3 << 20 }),
+            ((1 << 19) + 1, new[] { (1 << 19) - 16, (1 << 19) - 15, 3 * ((1 << 19) - 16) }),
+        })
+        {
+            foreach (int length in lengths)
+            {
+                foreach (int chunk in new[] { 7000, 1 << 20 })
+                {
+                    yield return new TestCaseData(recordSize, length, chunk).SetArgDisplayNames($"rs={recordSize}", $"len={length}", $"reads<={chunk}");
+                }
+            }
+        }
+    }
+
+    private static byte[] Content(int length)
+    {
+        byte[] content = new byte[length];
+        new Random(length).NextBytes(content);
+        return content;
+    }
+
+    private static byte[] Expected(byte[] content, ContentCoding coding, int recordSize)
+    {
+        byte[] body = new byte[ContentEncoding.GetEncryptedLength(content.Length, recordSize)];
+        int written = ContentEncoding.Encrypt(content, body, Ikm, coding, recordSize, default, Salt);
+        return body[..written];
+    }
+
+    [TestCaseSource(nameof(Cases))]
+    public void CopyFromWritesTheBodyWriteWould(int recordSize, int length, int chunk)
+    {
+        byte[] content = Content(length);
+        var output = new MemoryStream();
+        using (var encrypting = new ContentEncryptingStream(output, Ikm, ContentCoding.Aes256GcmSiv, recordSize, default, Salt, leaveOpen: true) { MaxDegreeOfParallelism = 2 })
+        {
+            Assert.That(encrypting.CopyFrom(new ChunkedSource(content, chunk)), Is.EqualTo(length));
+        }
+
+        Assert.That(output.ToArray().AsSpan().SequenceEqual(Expected(content, ContentCoding.Aes256GcmSiv, recordSize)), "the body differs from the one-shot call's");
+    }
+
+    [TestCaseSource(nameof(Cases))]
+    public async Task CopyFromAsyncWritesTheBodyWriteWould(int recordSize, int length, int chunk)
+    {
+        byte[] content = Content(length);
+        var output = new MemoryStream();
+        await using (var encrypting = new ContentEncryptingStream(output, Ikm, ContentCoding.Aes128Gcm, recordSize, default, Salt, leaveOpen: true) { MaxDegreeOfParallelism = 2 })
+        {
+            Assert.That(await encrypting.CopyFromAsync(new ChunkedSource(content, chunk)), Is.EqualTo(length));
+        }
+
+        Assert.That(output.ToArray().AsSpan().SequenceEqual(Expected(content, ContentCoding.Aes128Gcm, recordSize)), "the body differs from the one-shot call's");
+    }
+
+    /// <summary>A source that throws once: what it returned before stays in the stream, and a second
+    /// CopyFrom carries on to the same body.</summary>
+    [Test]
+    public void ASourceFaultLosesNothing([Values(1, 40, 150, 300, 449)] int failAt, [Values(false, true)] bool isAsync)
+    {
+        byte[] content = Content(3 << 20);
+        var source = new ChunkedSource(content, 7000, failAt);
+        var output = new MemoryStream();
+        using (var encrypting = new ContentEncryptingStream(output, Ikm, ContentCoding.Aes256GcmSiv, 4096, default, Salt, leaveOpen: true))
+        {
+            long copied = 0;
+            for (int attempt = 0; attempt < 2; attempt++)
+            {
+                try
+                {
+                    copied += isAsync ? encrypting.CopyFromAsync(source).AsTask().GetAwaiter().GetResult() : encrypting.CopyFrom(source);
+                    break;
+                }
+                catch (IOException)
+                {
+                    copied = source.Position;
+                }
+            }
+
+            Assert.That(copied, Is.EqualTo(content.Length));
+        }
+
+        Assert.That(output.ToArray().AsSpan().SequenceEqual(Expected(content, ContentCoding.Aes256GcmSiv, 4096)), "the body differs from the one-shot call's");
+    }
+
+    [Test]
+    public void CopyFromChecksItsArguments()
+    {
+        using var encrypting = new ContentEncryptingStream(new MemoryStream(), Ikm);
+        Assert.That(() => encrypting.CopyFrom(null!), Throws.ArgumentNullException.With.Property("ParamName").EqualTo("source"));
+        Assert.That(() => encrypting.CopyFrom(new UnreadableStream()), Throws.ArgumentException.With.Property("ParamName").EqualTo("source"));
+        Assert.That(() => encrypting.CopyFromAsync(null!).AsTask(), Throws.ArgumentNullException.With.Property("ParamName").EqualTo("source"));
+        encrypting.FlushFinalBlock();
+        Assert.That(() => encrypting.CopyFrom(new MemoryStream([1])), Throws.InvalidOperationException);
+        encrypting.Dispose();
+        Assert.That(() => encrypting.CopyFrom(new MemoryStream([1])), Throws.TypeOf<ObjectDisposedException>());
+    }
+
+    // Returns at most `chunk` bytes a read; throws an IOException once, at read number failAt.
+    private sealed class ChunkedSource(byte[] data, int chunk, int failAt = -1) : Stream
+    {
+        private int _reads;
+
+        public override bool CanRead => true;
+
+        public override bool CanSeek => false;
+
+        public override bool CanWrite => false;
+
+        public override long Length => throw new NotSupportedException();
+
+        public override long Position { get; set; }
+
+        public override int Read(Span<byte> buffer)
+        {
+            if (_reads++ == failAt)
+            {
+                throw new IOException("transient");
+            }
+
+            int count = (int)Math.Min(Math.Min(buffer.Length, chunk), data.Length - Position);
+            data.AsSpan((int)Position, count).CopyTo(buffer);
+            Position += count;
+            return count;
+        }
+
+        public override int Read(byte[] buffer, int offset, int count) => Read(buffer.AsSpan(offset, count));
+
+        public override ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default) => ValueTask.FromResult(Read(buffer.Span));
+
+        public override void Flush()
+        {
+        }
+
+        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+
+        public override void SetLength(long value) => throw new NotSupportedException();
+
+        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+    }
+
+    private sealed class UnreadableStream : MemoryStream
+    {
+        public override bool CanRead => false;
+    }
+}
