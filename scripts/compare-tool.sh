@@ -4,7 +4,8 @@
 # and right after it with tool B, alternating which goes first, so that a change in the machine's
 # load hits both alike. Commands: encrypt and decrypt of a 1 GiB random file to /dev/null and file
 # to file, at each record size, at the default --threads. Prints raw lines and, per command, the
-# median MB/s of each tool and the median of the per-repetition ratios B/A (above 1: B is faster).
+# median MB/s of each tool, the median of the per-repetition ratios B/A (above 1: B is faster) and
+# each tool's largest peak RSS (/usr/bin/time's "Maximum resident set size").
 #
 # Usage: scripts/compare-tool.sh REV_A REV_B DIR [REPETITIONS] [RECORD_SIZES] [CODING]
 #   REV_A, REV_B  commits (REV_B may be "worktree": the checkout as it is)
@@ -50,11 +51,11 @@ head -c 1G /dev/urandom > "$work/plain"
 "$a" keygen "$work/key"
 bytes=$(stat -c %s "$work/plain")
 
-# timed LABEL NAME RS COMMAND...: one raw line "LABEL NAME RS SECONDS"
+# timed LABEL NAME RS COMMAND...: one raw line "LABEL NAME RS SECONDS PEAK_KB"
 timed() {
   local label=$1 name=$2 rs=$3
   shift 3
-  /usr/bin/time -f "%e" -o "$work/time" "$@"
+  /usr/bin/time -f "%e %M" -o "$work/time" "$@"
   echo "$label $name $rs $(cat "$work/time")" | tee -a "$raw"
 }
 
@@ -92,13 +93,16 @@ from collections import defaultdict
 rows = [line.split() for line in open(sys.argv[1])]
 size = int(sys.argv[2])
 times = defaultdict(list)
-for label, name, rs, seconds in rows:
+peaks = defaultdict(int)
+for label, name, rs, seconds, peak in rows:
     times[(name, int(rs), label)].append(float(seconds))
-print("| rs | command | A median MB/s | B median MB/s | B/A (median of the repetitions' ratios) | B faster in |")
-print("|---|---|---|---|---|---|")
+    peaks[(name, int(rs), label)] = max(peaks[(name, int(rs), label)], int(peak))
+print("| rs | command | A median MB/s | B median MB/s | B/A (median of the repetitions' ratios) | B faster in | peak RSS MiB A / B |")
+print("|---|---|---|---|---|---|---|")
 for (name, rs) in sorted({(n, r) for n, r, _ in times}, key=lambda k: (-k[1], k[0])):
     ta, tb = times[(name, rs, "A")], times[(name, rs, "B")]
     ratios = [x / y for x, y in zip(ta, tb)]
     mbs = lambda t: size / statistics.median(t) / 1e6
-    print(f"| {rs} | {name} | {mbs(ta):.0f} | {mbs(tb):.0f} | {statistics.median(ratios):.3f} | {sum(r > 1 for r in ratios)} of {len(ratios)} |")
+    peak = lambda label: peaks[(name, rs, label)] / 1024
+    print(f"| {rs} | {name} | {mbs(ta):.0f} | {mbs(tb):.0f} | {statistics.median(ratios):.3f} | {sum(r > 1 for r in ratios)} of {len(ratios)} | {peak('A'):.1f} / {peak('B'):.1f} |")
 EOF
