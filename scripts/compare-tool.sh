@@ -2,14 +2,15 @@
 # Compares the aesgcmsiv tool at two commits on one machine in one run: both are packed and
 # installed as dotnet tools (what users run), then each repetition runs every command with tool A
 # and right after it with tool B, alternating which goes first, so that a change in the machine's
-# load hits both alike. Commands: encrypt and decrypt of a 1 GiB random file to /dev/null and file
+# load hits both alike. Commands: encrypt and decrypt of a random file (1 GiB) to /dev/null and file
 # to file, at each record size, at the default --threads. Prints raw lines and, per command, the
 # median MB/s of each tool, the median of the per-repetition ratios B/A (above 1: B is faster) and
 # each tool's largest peak RSS (/usr/bin/time's "Maximum resident set size").
 #
-# Usage: scripts/compare-tool.sh REV_A REV_B DIR [REPETITIONS] [RECORD_SIZES] [CODING]
+# Usage: [SIZE=1G] scripts/compare-tool.sh REV_A REV_B DIR [REPETITIONS] [RECORD_SIZES] [CODING]
+#   SIZE          the plaintext file's size for head -c (default 1G; DIR holds about four times it)
 #   REV_A, REV_B  commits (REV_B may be "worktree": the checkout as it is)
-#   DIR           where the 1 GiB files go (deleted at the end); e.g. /dev/shm
+#   DIR           where the files go (deleted at the end); e.g. /dev/shm
 #   REPETITIONS   default 9
 #   RECORD_SIZES  default "65536 4096"
 #   CODING        default gcmsiv
@@ -47,7 +48,7 @@ install b "$rev_b"
 a=$build/tools-a/aesgcmsiv
 b=$build/tools-b/aesgcmsiv
 
-head -c 1G /dev/urandom > "$work/plain"
+head -c "${SIZE:-1G}" /dev/urandom > "$work/plain"
 "$a" keygen "$work/key"
 bytes=$(stat -c %s "$work/plain")
 
