@@ -7,8 +7,10 @@
 # median MB/s of each tool, the median of the per-repetition ratios B/A (above 1: B is faster) and
 # each tool's largest peak RSS (/usr/bin/time's "Maximum resident set size").
 #
-# Usage: [SIZE=1G] scripts/compare-tool.sh REV_A REV_B DIR [REPETITIONS] [RECORD_SIZES] [CODING]
+# Usage: [SIZE=1G] [FILES=1] scripts/compare-tool.sh REV_A REV_B DIR [REPETITIONS] [RECORD_SIZES] [CODING]
 #   SIZE          the plaintext file's size for head -c (default 1G; DIR holds about four times it)
+#   FILES         0: only the runs to /dev/null (what the cryptography and the overlap cost, without
+#                 the storage's share, which varies most from run to run)
 #   REV_A, REV_B  commits (REV_B may be "worktree": the checkout as it is)
 #   DIR           where the files go (deleted at the end); e.g. /dev/shm
 #   REPETITIONS   default 9
@@ -65,6 +67,7 @@ one() {
   local label=$1 tool=$2 rs=$3
   timed "$label" encrypt-null "$rs" sh -c '"$@" > /dev/null' sh "$tool" encrypt -k "$work/key" -c "$coding" -r "$rs" "$work/plain"
   timed "$label" decrypt-null "$rs" sh -c '"$@" > /dev/null' sh "$tool" decrypt -k "$work/key" -c "$coding" "$work/sealed-$rs"
+  [ "${FILES:-1}" = 0 ] && return
   timed "$label" encrypt-file "$rs" "$tool" encrypt -k "$work/key" -c "$coding" -r "$rs" -f "$work/plain" "$work/out"
   rm -f "$work/out"
   timed "$label" decrypt-file "$rs" "$tool" decrypt -k "$work/key" -c "$coding" -f "$work/sealed-$rs" "$work/out"

@@ -43,6 +43,9 @@ public sealed class ContentEncryptingStream : Stream
     private int _count;
     private int _capacity;
     private SealingPipeline? _pipeline;
+
+    // CopyFrom's one byte read past a full record buffer (pinned, and zeroed after each use).
+    private byte[]? _probe;
     private bool _headerWritten;
     private bool _finished;
     private bool _disposed;
@@ -220,7 +223,7 @@ public sealed class ContentEncryptingStream : Stream
             }
             else
             {
-                read = ReadThroughChunk(source);
+                read = ReadOneByte(source);
             }
 
             if (read == 0)
@@ -260,7 +263,7 @@ public sealed class ContentEncryptingStream : Stream
             }
             else
             {
-                read = await ReadThroughChunkAsync(source, cancellationToken).ConfigureAwait(false);
+                read = await ReadOneByteAsync(source, cancellationToken).ConfigureAwait(false);
             }
 
             if (read == 0)
@@ -501,10 +504,6 @@ public sealed class ContentEncryptingStream : Stream
         _capacity = _pipeline.BatchLength;
     }
 
-    // How much CopyFrom reads through a buffer of its own when the one-record buffer is full (only then
-    // is a copy needed: the record goes out once the read brings more data).
-    private const int FullRecordChunk = 1 << 16;
-
     private void ValidateSource(Stream source)
     {
         ArgumentNullException.ThrowIfNull(source);
@@ -557,37 +556,36 @@ public sealed class ContentEncryptingStream : Stream
         return read;
     }
 
-    private async ValueTask<int> ReadThroughChunkAsync(Stream source, CancellationToken cancellationToken)
+    private async ValueTask<int> ReadOneByteAsync(Stream source, CancellationToken cancellationToken)
     {
-        int length = Math.Min(_capacity, FullRecordChunk);
-        byte[] chunk = PinnedBuffers.Rent(length);
+        byte[] probe = _probe ??= GC.AllocateArray<byte>(1, pinned: true);
         try
         {
-            int read = await source.ReadAsync(chunk.AsMemory(0, length), cancellationToken).ConfigureAwait(false);
-            await WriteAsync(chunk.AsMemory(0, read), cancellationToken).ConfigureAwait(false);
+            int read = await source.ReadAsync(probe, cancellationToken).ConfigureAwait(false);
+            await WriteAsync(probe.AsMemory(0, read), cancellationToken).ConfigureAwait(false);
             return read;
         }
         finally
         {
-            PinnedBuffers.Return(chunk);   // wipes it
+            probe[0] = 0;
         }
     }
 
-    // The one-record buffer is full: read a chunk into a buffer of its own and write it, which seals
-    // the full record first when the chunk is not empty.
-    private int ReadThroughChunk(Stream source)
+    // The one-record buffer is full, and its record goes out only once more data is known to follow:
+    // read one byte and write it (which seals the full record first). The rest of the next record is
+    // then read straight into the buffer again.
+    private int ReadOneByte(Stream source)
     {
-        int length = Math.Min(_capacity, FullRecordChunk);
-        byte[] chunk = PinnedBuffers.Rent(length);
+        byte[] probe = _probe ??= GC.AllocateArray<byte>(1, pinned: true);
         try
         {
-            int read = source.Read(chunk.AsSpan(0, length));
-            Write(chunk.AsSpan(0, read));
+            int read = source.Read(probe);
+            Write(probe.AsSpan(0, read));
             return read;
         }
         finally
         {
-            PinnedBuffers.Return(chunk);   // wipes it
+            probe[0] = 0;
         }
     }
 
