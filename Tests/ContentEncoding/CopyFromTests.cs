@@ -7,7 +7,6 @@ using System;
 using System.Collections.Generic;
 using System.IO;
 using System.Linq;
-using System.Threading;
 using System.Threading.Tasks;
 using Cryptography;
 using NUnit.Framework;
@@ -61,7 +60,7 @@ public class CopyFromTests
         var output = new MemoryStream();
         using (var encrypting = new ContentEncryptingStream(output, Ikm, ContentCoding.Aes256GcmSiv, recordSize, default, Salt, leaveOpen: true) { MaxDegreeOfParallelism = 2 })
         {
-            Assert.That(encrypting.CopyFrom(new ChunkedSource(content, chunk)), Is.EqualTo(length));
+            Assert.That(encrypting.CopyFrom(new FlakySource(content, chunk)), Is.EqualTo(length));
         }
 
         Assert.That(output.ToArray().AsSpan().SequenceEqual(Expected(content, ContentCoding.Aes256GcmSiv, recordSize)), "the body differs from the one-shot call's");
@@ -74,7 +73,7 @@ public class CopyFromTests
         var output = new MemoryStream();
         await using (var encrypting = new ContentEncryptingStream(output, Ikm, ContentCoding.Aes128Gcm, recordSize, default, Salt, leaveOpen: true) { MaxDegreeOfParallelism = 2 })
         {
-            Assert.That(await encrypting.CopyFromAsync(new ChunkedSource(content, chunk)), Is.EqualTo(length));
+            Assert.That(await encrypting.CopyFromAsync(new FlakySource(content, chunk)), Is.EqualTo(length));
         }
 
         Assert.That(output.ToArray().AsSpan().SequenceEqual(Expected(content, ContentCoding.Aes128Gcm, recordSize)), "the body differs from the one-shot call's");
@@ -86,7 +85,7 @@ public class CopyFromTests
     public void ASourceFaultLosesNothing([Values(1, 40, 150, 300, 449)] int failAt, [Values(false, true)] bool isAsync)
     {
         byte[] content = Content(3 << 20);
-        var source = new ChunkedSource(content, 7000, failAt);
+        var source = new FlakySource(content, 7000, failAt);
         var output = new MemoryStream();
         using (var encrypting = new ContentEncryptingStream(output, Ikm, ContentCoding.Aes256GcmSiv, 4096, default, Salt, leaveOpen: true))
         {
@@ -121,49 +120,6 @@ public class CopyFromTests
         Assert.That(() => encrypting.CopyFrom(new MemoryStream([1])), Throws.InvalidOperationException);
         encrypting.Dispose();
         Assert.That(() => encrypting.CopyFrom(new MemoryStream([1])), Throws.TypeOf<ObjectDisposedException>());
-    }
-
-    // Returns at most `chunk` bytes a read; throws an IOException once, at read number failAt.
-    private sealed class ChunkedSource(byte[] data, int chunk, int failAt = -1) : Stream
-    {
-        private int _reads;
-
-        public override bool CanRead => true;
-
-        public override bool CanSeek => false;
-
-        public override bool CanWrite => false;
-
-        public override long Length => throw new NotSupportedException();
-
-        public override long Position { get; set; }
-
-        public override int Read(Span<byte> buffer)
-        {
-            if (_reads++ == failAt)
-            {
-                throw new IOException("transient");
-            }
-
-            int count = (int)Math.Min(Math.Min(buffer.Length, chunk), data.Length - Position);
-            data.AsSpan((int)Position, count).CopyTo(buffer);
-            Position += count;
-            return count;
-        }
-
-        public override int Read(byte[] buffer, int offset, int count) => Read(buffer.AsSpan(offset, count));
-
-        public override ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default) => ValueTask.FromResult(Read(buffer.Span));
-
-        public override void Flush()
-        {
-        }
-
-        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-
-        public override void SetLength(long value) => throw new NotSupportedException();
-
-        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
     }
 
     private sealed class UnreadableStream : MemoryStream
