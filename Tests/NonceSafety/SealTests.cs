@@ -121,23 +121,14 @@ public class SealTests
             aead.SealInto(plaintext, destination);
         }
 
-        // The runtime may allocate once on this thread while the loop runs (tiered compilation
-        // replacing the code; seen under qemu with the portable backend: 7888 bytes in one run).
-        // A per-call allocation would show in every round, 1000 times over, so the least of three
-        // rounds must be zero.
-        long Round()
+        long[] rounds = Allocations.PerRound(() =>
         {
-            long before = GC.GetAllocatedBytesForCurrentThread();
             for (int i = 0; i < 1000; i++)
             {
                 aead.SealInto(plaintext, destination);
                 aead.OpenInto(destination, plaintext);
             }
-
-            return GC.GetAllocatedBytesForCurrentThread() - before;
-        }
-
-        long[] rounds = [Round(), Round(), Round()];
-        Assert.That(rounds.Min(), Is.Zero, $"bytes allocated per round of 1000 seals and opens: {string.Join(", ", rounds)}");
+        });
+        Assert.That(Allocations.Least(rounds), Is.Zero, Allocations.Describe(rounds, "1000 seals and opens"));
     }
 }
