@@ -215,21 +215,12 @@ internal static class Cli
 /// <summary>What encrypt and decrypt both take from the command line.</summary>
 internal sealed record FileJob(string KeyPath, ContentCoding Coding, int Threads, string InputPath, string OutputPath, bool Force);
 
-/// <summary>The exit codes, as <see cref="Cli.Epilog"/> explains them.</summary>
+/// <summary>The exit codes, as <see cref="Cli.Epilog"/> explains them. <see cref="Usage"/> is System.CommandLine's
+/// parse-error code (nothing was read or written); <see cref="Interrupted"/> is what a shell reports for Ctrl+C
+/// (128 + SIGINT), returned only if the work notices the cancellation before the signal itself ends the process.</summary>
 internal static class ExitCodes
 {
-    public const int Success = 0;
-
-    /// <summary>System.CommandLine's parse-error code: nothing was read or written.</summary>
-    public const int Usage = 1;
-
-    public const int IO = 2;
-
-    public const int Data = 3;
-
-    /// <summary>Interrupted, as a shell reports Ctrl+C (128 + SIGINT): returned only if the work notices the
-    /// cancellation before the signal itself ends the process, after removing an unfinished output file.</summary>
-    public const int Interrupted = 130;
+    public const int Success = 0, Usage = 1, IO = 2, Data = 3, Interrupted = 130;
 }
 
 internal static class Errors

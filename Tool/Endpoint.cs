@@ -132,16 +132,7 @@ internal sealed class Endpoint(Stream inner, string name, bool isOutput, long? k
         }
     }
 
-    public override long Seek(long offset, SeekOrigin origin)
-    {
-        if (!CanSeek)
-        {
-            throw new NotSupportedException();
-        }
-
-        BytesPassed = inner.Seek(offset, origin);
-        return BytesPassed;
-    }
+    public override long Seek(long offset, SeekOrigin origin) => CanSeek ? BytesPassed = inner.Seek(offset, origin) : throw new NotSupportedException();
 
     public override void SetLength(long value) => throw new NotSupportedException();
 

@@ -14,7 +14,8 @@ namespace Cryptography.Tool;
 
 internal static class FileCommands
 {
-    /// <summary>The copy buffer: large, so that each read from the input moves many records.</summary>
+    /// <summary>The decrypting stream's copy buffer while records come one at a time: large, so that each
+    /// read from the input moves many records.</summary>
     private const int CopyBufferSize = 1 << 20;
 
     public static int Encrypt(FileJob job, int recordSize, string? keyId, CancellationToken cancellationToken)
@@ -25,7 +26,7 @@ internal static class FileCommands
             var encrypting = new ContentEncryptingStream(output, key, job.Coding, recordSize, keyIdBytes, leaveOpen: true) { MaxDegreeOfParallelism = job.Threads };
             try
             {
-                Copy(input, encrypting, "Encrypting", input, output, cancellationToken);
+                Copy(() => encrypting.CopyFrom(input), "Encrypting", input, output, cancellationToken);
                 encrypting.FlushFinalBlock();
             }
             finally
@@ -41,7 +42,7 @@ internal static class FileCommands
             using var decrypting = new ContentDecryptingStream(input, key, job.Coding, leaveOpen: true) { MaxDegreeOfParallelism = job.Threads };
             try
             {
-                Copy(decrypting, output, "Decrypting", input, output, cancellationToken);
+                Copy(() => decrypting.CopyTo(output, CopyBufferSize), "Decrypting", input, output, cancellationToken);
             }
             catch (ContentEncodingException exception)
             {
@@ -68,63 +69,42 @@ internal static class FileCommands
         }
     }
 
-    /// <summary>Copies <paramref name="from"/> to <paramref name="to"/>, with a progress bar on stderr when it is a
-    /// terminal that stdout is not also writing the content to. The buffer holds plaintext: pinned, and wiped.
-    /// An encrypting stream reads the input itself, straight into its batches (no copy through the buffer).</summary>
-    private static void Copy(Stream from, Stream to, string description, Endpoint input, Endpoint output, CancellationToken cancellationToken)
+    /// <summary>Runs <paramref name="copy"/>, with a progress bar on stderr when it is a terminal that stdout is not
+    /// also writing the content to. The library's streams copy from and into their own pinned buffers (no
+    /// buffer here holds plaintext); each read of the input checks for an interrupt and moves the bar.</summary>
+    private static void Copy(Action copy, string description, Endpoint input, Endpoint output, CancellationToken cancellationToken)
     {
-        var encrypting = to as ContentEncryptingStream;
-        byte[]? buffer = encrypting is null ? GC.AllocateUninitializedArray<byte>(CopyBufferSize, pinned: true) : null;
         long? total = input.KnownLength;
-        try
+        if (Console.IsErrorRedirected || (output.IsStandardOutput && !Console.IsOutputRedirected))
         {
-            if (Console.IsErrorRedirected || (output.IsStandardOutput && !Console.IsOutputRedirected))
-            {
-                Loop(null);
-                return;
-            }
+            Loop(null);
+            return;
+        }
 
-            // Interactive, as stderr is a terminal: Spectre.Console would otherwise decide from stdin, and
-            // print static lines when the input comes from a pipe.
-            IAnsiConsole console = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(Console.Error), Interactive = InteractionSupport.Yes });
-            ProgressColumn[] columns = total is null
-                ? [new TaskDescriptionColumn(), new SpinnerColumn(), new TransferSpeedColumn(), new ElapsedTimeColumn()]
-                : [new TaskDescriptionColumn(), new ProgressBarColumn(), new PercentageColumn(), new TransferSpeedColumn(), new RemainingTimeColumn()];
-            console.Progress().AutoClear(true).Columns(columns).Start(context =>
-            {
-                ProgressTask task = context.AddTask(Markup.Escape(description), maxValue: total is > 0 ? total.Value : double.MaxValue);
-                task.IsIndeterminate = total is null;
-                Loop(task);
-                task.Value = task.MaxValue;
-            });
-        }
-        finally
+        // Interactive, as stderr is a terminal: Spectre.Console would otherwise decide from stdin, and
+        // print static lines when the input comes from a pipe.
+        IAnsiConsole console = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(Console.Error), Interactive = InteractionSupport.Yes });
+        ProgressColumn[] columns = total is null
+            ? [new TaskDescriptionColumn(), new SpinnerColumn(), new TransferSpeedColumn(), new ElapsedTimeColumn()]
+            : [new TaskDescriptionColumn(), new ProgressBarColumn(), new PercentageColumn(), new TransferSpeedColumn(), new RemainingTimeColumn()];
+        console.Progress().AutoClear(true).Columns(columns).Start(context =>
         {
-            CryptographicOperations.ZeroMemory(buffer);
-        }
+            ProgressTask task = context.AddTask(Markup.Escape(description), maxValue: total is > 0 ? total.Value : double.MaxValue);
+            task.IsIndeterminate = total is null;
+            Loop(task);
+            Show(task);   // the last frame: every byte
+        });
 
         void Loop(ProgressTask? task)
         {
             // The display is updated at most ten times a second, so it costs nothing in the hot loop.
             const int ReportIntervalMilliseconds = 100;
             long nextReport = Environment.TickCount64 + ReportIntervalMilliseconds;
-            if (encrypting is not null)
-            {
-                // The input calls Step after each read the encrypting stream makes.
-                input.ReadDone = Step;
-                encrypting.CopyFrom(from);
-                input.ReadDone = null;
-            }
-            else
-            {
-                int read;
-                while ((read = from.Read(buffer)) > 0)
-                {
-                    Step();
-                    to.Write(buffer!, 0, read);
-                }
-            }
 
+            // Step runs on whichever thread reads the input, the caller's or a stream's reader task, one at a
+            // time; an interrupt thrown there reaches the copy as a failure of the input.
+            input.ReadDone = Step;
+            copy();
             cancellationToken.ThrowIfCancellationRequested();
 
             void Step()
@@ -132,27 +112,23 @@ internal static class FileCommands
                 cancellationToken.ThrowIfCancellationRequested();
                 if (task is not null && Environment.TickCount64 >= nextReport)
                 {
-                    long bytes = input.BytesPassed;
-                    task.Value = bytes;
-                    if (total is null)
-                    {
-                        // No known length (standard input): the bar is indeterminate, and the description counts the bytes.
-                        task.Description = Markup.Escape($"{description} {FormatBytes(bytes)}");
-                    }
-
+                    Show(task);
                     nextReport = Environment.TickCount64 + ReportIntervalMilliseconds;
                 }
             }
         }
-    }
 
-    private static string FormatBytes(long bytes) => bytes switch
-    {
-        >= 1L << 30 => string.Create(CultureInfo.InvariantCulture, $"{bytes / (double)(1L << 30):0.00} GiB"),
-        >= 1L << 20 => string.Create(CultureInfo.InvariantCulture, $"{bytes / (double)(1L << 20):0.0} MiB"),
-        >= 1L << 10 => string.Create(CultureInfo.InvariantCulture, $"{bytes / (double)(1L << 10):0.0} KiB"),
-        _ => string.Create(CultureInfo.InvariantCulture, $"{bytes} B"),
-    };
+        void Show(ProgressTask task)
+        {
+            long bytes = input.BytesPassed;
+            task.Value = bytes;
+            if (total is null)
+            {
+                // No known length (standard input): the bar is indeterminate, and the description counts the bytes.
+                task.Description = Markup.Escape(bytes >= 1L << 30 ? Invariant($"{description} {bytes / (double)(1L << 30):0.00} GiB") : Invariant($"{description} {bytes / (double)(1L << 20):0.0} MiB"));
+            }
+        }
+    }
 
     /// <summary>What went wrong and where (byte offset, record), and what became of the output.</summary>
     private static string DescribeFailure(ContentEncodingException exception, ContentDecryptingStream decrypting, Endpoint input, Endpoint output)
@@ -166,45 +142,29 @@ internal static class FileCommands
             bytesRead = Math.Min(bytesRead, header.Length + ((failed + 1) * header.RecordSize));
         }
 
-        string where;
-        string hint = string.Empty;
-        if (exception is ContentEncodingHeaderException || header is null)
+        (string where, string hint) = (header is null || exception is ContentEncodingHeaderException, exception is ContentEncodingTruncatedException, exception.RecordIndex) switch
         {
-            where = "in the header (byte offset 0)";
-            hint = " Is it an encrypted file (this tool's output, or an RFC 8188 aes128gcm body)?";
-        }
-        else if (exception is ContentEncodingTruncatedException)
-        {
-            where = exception.RecordIndex is { } last
-                ? Invariant($"at byte offset {bytesRead}, the end of the input, after record {last}")
-                : Invariant($"at byte offset {bytesRead}, the end of the input, right after the header");
-        }
-        else if (exception.RecordIndex is { } index)
+            (true, _, _) => ("in the header (byte offset 0)", " Is it an encrypted file (this tool's output, or an RFC 8188 aes128gcm body)?"),
+            (_, true, { } last) => (Invariant($"at byte offset {bytesRead}, the end of the input, after record {last}"), ""),
+            (_, true, null) => (Invariant($"at byte offset {bytesRead}, the end of the input, right after the header"), ""),
+            (_, _, { } index) => InRecord(header!, index),
+            _ => ("in the input", ""),
+        };
+
+        (string, string) InRecord(ContentEncodingHeader header, long index)
         {
             long recordStart = header.Length + (index * header.RecordSize);
             long recordEnd = recordStart + header.RecordSize;
             if (bytesRead > recordEnd)
             {
                 // The stream read past a full-size last record: the data after it is what is wrong.
-                where = Invariant($"at byte offset {recordEnd}, after record {index}, the last one");
+                return (Invariant($"at byte offset {recordEnd}, after record {index}, the last one"), "");
             }
-            else
-            {
-                where = Invariant($"at byte offset {recordStart}, in record {index}");
-                if (bytesRead < recordEnd)
-                {
-                    hint = Invariant($" The input ends {bytesRead - recordStart} bytes into this record, short of the record size {header.RecordSize}: it may have been cut short or extended.");
-                }
 
-                if (index == 0)
-                {
-                    hint += " If no record verifies, check the key file and --coding.";
-                }
-            }
-        }
-        else
-        {
-            where = "in the input";
+            string shortRecord = bytesRead < recordEnd
+                ? Invariant($" The input ends {bytesRead - recordStart} bytes into this record, short of the record size {header.RecordSize}: it may have been cut short or extended.")
+                : "";
+            return (Invariant($"at byte offset {recordStart}, in record {index}"), shortRecord + (index == 0 ? " If no record verifies, check the key file and --coding." : ""));
         }
 
         string outcome = !output.IsStandardOutput ? " No output file was written."
