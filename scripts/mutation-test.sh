@@ -10,6 +10,7 @@
 #   scripts/mutation-test.sh --tests <filter> ...      with a test-case filter of its own instead of the config's
 #                                                     (a subset of the suite: each mutant's run is shorter, and
 #                                                     what it kills is a lower bound on what the suite kills)
+#   scripts/mutation-test.sh --concurrency 2 ...       two test sessions at once (the default, 1, leaves a core free)
 #   scripts/mutation-test.sh --core ...                with the subset in scripts/mutation-core-tests.txt: about 10 s of
 #                                                     tests (API, vectors, tamper, stack, seal, the record layer's
 #                                                     classes but not its pipeline, HTTP or race tests), the runs
@@ -28,6 +29,7 @@ while [ $# -gt 0 ]; do
     --since) args+=(--since:"${2:?branch or commit}"); shift 2 ;;
     --tests) args+=(--test-case-filter "${2:?test-case filter}"); shift 2 ;;
     --core) args+=(--test-case-filter "$(tr -d '\n' < scripts/mutation-core-tests.txt)"); shift ;;
+    --concurrency) args+=(--concurrency "${2:?number of test sessions at once}"); shift 2 ;;
     *) break ;;
   esac
 done
