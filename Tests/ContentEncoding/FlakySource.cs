@@ -1,6 +1,6 @@
 // A forward-only source for the stream tests: at most `chunk` bytes a read, and an IOException
-// once, at read number failAt or (failOnceAtEnd) at the first read after the last byte. Position says
-// how far it has been read; it cannot be set.
+// (or, with cancels, an OperationCanceledException) once, at read number failAt or (failOnceAtEnd) at
+// the first read after the last byte. Position says how far it has been read; it cannot be set.
 
 using System;
 using System.IO;
@@ -9,7 +9,7 @@ using System.Threading.Tasks;
 
 namespace Tests.ContentEncodingTests;
 
-internal sealed class FlakySource(byte[] data, int chunk, int failAt = -1, bool failOnceAtEnd = false) : Stream
+internal sealed class FlakySource(byte[] data, int chunk, int failAt = -1, bool failOnceAtEnd = false, bool cancels = false) : Stream
 {
     private int _position;
     private bool _failedAtEnd;
@@ -31,7 +31,7 @@ internal sealed class FlakySource(byte[] data, int chunk, int failAt = -1, bool 
         if (Reads++ == failAt || (failOnceAtEnd && _position == data.Length && !_failedAtEnd))
         {
             _failedAtEnd = _position == data.Length;
-            throw new IOException("transient");
+            throw cancels ? new OperationCanceledException("transient") : new IOException("transient");
         }
 
         int count = Math.Min(Math.Min(buffer.Length, chunk), data.Length - _position);
@@ -43,6 +43,8 @@ internal sealed class FlakySource(byte[] data, int chunk, int failAt = -1, bool 
     public override int Read(byte[] buffer, int offset, int count) => Read(buffer.AsSpan(offset, count));
 
     public override ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default) => ValueTask.FromResult(Read(buffer.Span));
+
+    public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) => Task.FromResult(Read(buffer.AsSpan(offset, count)));
 
     public override void Flush()
     {

@@ -59,7 +59,7 @@ public class StreamFaultTests
         var failures = new List<string>();
         for (int failAt = 0; failAt < sourceReads; failAt++)
         {
-            var source = new FlakySource(body, chunk, failAt, fault);
+            var source = new FlakySource(body, chunk, failAt, cancels: fault == Fault.Canceled);
             using var stream = new ContentDecryptingStream(source, Ikm, ContentCoding.Aes128Gcm);
             var received = new List<byte>();
             byte[] buffer = new byte[readSize];
@@ -141,7 +141,7 @@ public class StreamFaultTests
     {
         byte[] content = Enumerable.Range(0, 3 * recordSize + 12345).Select(i => (byte)(i * 13)).ToArray();
         byte[] body = ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, recordSize);
-        using var stream = new ContentDecryptingStream(new FlakySource(body, chunk, failAt: -1, Fault.IOException), Ikm, ContentCoding.Aes256GcmSiv);
+        using var stream = new ContentDecryptingStream(new FlakySource(body, chunk), Ikm, ContentCoding.Aes256GcmSiv);
         byte[] decoded = isAsync ? await Decoders.ReadAllAsync(stream, 50000) : Decoders.ReadAll(stream, 50000);
         Assert.That(decoded.SequenceEqual(content), Is.True);
     }
@@ -225,59 +225,10 @@ public class StreamFaultTests
 
     private static int CountSourceReads(byte[] body, int chunk, int readSize, bool isAsync)
     {
-        var source = new FlakySource(body, chunk, failAt: -1, Fault.IOException);
+        var source = new FlakySource(body, chunk);
         using var stream = new ContentDecryptingStream(source, Ikm, ContentCoding.Aes128Gcm);
         _ = isAsync ? Decoders.ReadAllAsync(stream, readSize).GetAwaiter().GetResult() : Decoders.ReadAll(stream, readSize);
         return source.Reads;
-    }
-
-    /// <summary>Returns at most <c>chunk</c> bytes per read; read number <c>failAt</c> throws instead (and reads nothing).</summary>
-    private sealed class FlakySource(byte[] data, int chunk, int failAt, Fault fault) : Stream
-    {
-        private int _position;
-
-        public int Reads { get; private set; }
-
-        public override bool CanRead => true;
-
-        public override bool CanSeek => false;
-
-        public override bool CanWrite => false;
-
-        public override long Length => throw new NotSupportedException();
-
-        public override long Position { get => throw new NotSupportedException(); set => throw new NotSupportedException(); }
-
-        public override int Read(Span<byte> buffer)
-        {
-            if (Reads++ == failAt)
-            {
-                throw fault == Fault.IOException ? new IOException("transient") : new OperationCanceledException("transient");
-            }
-
-            int count = Math.Min(Math.Min(buffer.Length, chunk), data.Length - _position);
-            data.AsSpan(_position, count).CopyTo(buffer);
-            _position += count;
-            return count;
-        }
-
-        public override int Read(byte[] buffer, int offset, int count) => Read(buffer.AsSpan(offset, count));
-
-        public override ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default) =>
-            ValueTask.FromResult(Read(buffer.Span));
-
-        public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) =>
-            Task.FromResult(Read(buffer.AsSpan(offset, count)));
-
-        public override void Flush()
-        {
-        }
-
-        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
-
-        public override void SetLength(long value) => throw new NotSupportedException();
-
-        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
     }
 
     /// <summary>Hands out its prefix, then never completes a read until released (then it is cancelled).</summary>
