@@ -514,46 +514,37 @@ public sealed class ContentEncryptingStream : Stream
         }
     }
 
+    // A read that fails or finds the end gives the empty buffer back; one that brings data keeps it.
     private int ReadInto(Stream source, SealingPipeline pipeline, byte[] next)
     {
-        int read;
+        int read = 0;
         try
         {
-            read = source.Read(next.AsSpan(0, _capacity));
+            return read = source.Read(next.AsSpan(0, _capacity));
         }
-        catch
+        finally
         {
-            pipeline.GiveBack(next);
-            throw;
+            if (read == 0)
+            {
+                pipeline.GiveBack(next);
+            }
         }
-
-        if (read == 0)
-        {
-            pipeline.GiveBack(next);
-        }
-
-        return read;
     }
 
     private async ValueTask<int> ReadIntoAsync(Stream source, SealingPipeline pipeline, byte[] next, CancellationToken cancellationToken)
     {
-        int read;
+        int read = 0;
         try
         {
-            read = await source.ReadAsync(next.AsMemory(0, _capacity), cancellationToken).ConfigureAwait(false);
+            return read = await source.ReadAsync(next.AsMemory(0, _capacity), cancellationToken).ConfigureAwait(false);
         }
-        catch
+        finally
         {
-            pipeline.GiveBack(next);
-            throw;
+            if (read == 0)
+            {
+                pipeline.GiveBack(next);
+            }
         }
-
-        if (read == 0)
-        {
-            pipeline.GiveBack(next);
-        }
-
-        return read;
     }
 
     private async ValueTask<int> ReadOneByteAsync(Stream source, CancellationToken cancellationToken)

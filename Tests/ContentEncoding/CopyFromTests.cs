@@ -109,6 +109,35 @@ public class CopyFromTests
         Assert.That(output.ToArray().AsSpan().SequenceEqual(Expected(content, ContentCoding.Aes256GcmSiv, 4096)), "the body differs from the one-shot call's");
     }
 
+    /// <summary>More faults than the pipeline has buffers, each retried: a read that fails gives its
+    /// buffer back, or the copy would wait for a free one for ever.</summary>
+    [Test]
+    public void ManySourceFaultsInARowLoseNothing([Values(false, true)] bool isAsync)
+    {
+        // 32 batches of 512 KiB: a third of the reads that start a batch fail, more than the buffers there are.
+        byte[] content = Content(16 << 20);
+        var source = new FlakySource(content, 7000, failEvery: 3);
+        var output = new MemoryStream();
+        var copy = Task.Run(() =>
+        {
+            using var encrypting = new ContentEncryptingStream(output, Ikm, ContentCoding.Aes256GcmSiv, 4096, default, Salt, leaveOpen: true);
+            for (int faults = 0; ; faults++)
+            {
+                try
+                {
+                    _ = isAsync ? encrypting.CopyFromAsync(source).AsTask().GetAwaiter().GetResult() : encrypting.CopyFrom(source);
+                    return faults;
+                }
+                catch (IOException)
+                {
+                }
+            }
+        });
+        Assert.That(copy.Wait(TimeSpan.FromSeconds(60)), Is.True, "the copy stopped: a failed read kept its buffer");
+        Assert.That(copy.Result, Is.GreaterThan(100), "faults while the pipeline ran");
+        Assert.That(output.ToArray().AsSpan().SequenceEqual(Expected(content, ContentCoding.Aes256GcmSiv, 4096)), "the body differs from the one-shot call's");
+    }
+
     [Test]
     public void CopyFromChecksItsArguments()
     {

@@ -1,6 +1,6 @@
 // A forward-only source for the stream tests: at most `chunk` bytes a read, and an IOException
 // (or, with cancels, an OperationCanceledException) once, at read number failAt or (failOnceAtEnd) at
-// the first read after the last byte. Position says how far it has been read; it cannot be set.
+// the first read after the last byte, or (failEvery) at every failEvery-th read. Position says how far it has been read; it cannot be set.
 
 using System;
 using System.IO;
@@ -9,7 +9,7 @@ using System.Threading.Tasks;
 
 namespace Tests.ContentEncodingTests;
 
-internal sealed class FlakySource(byte[] data, int chunk, int failAt = -1, bool failOnceAtEnd = false, bool cancels = false) : Stream
+internal sealed class FlakySource(byte[] data, int chunk, int failAt = -1, bool failOnceAtEnd = false, bool cancels = false, int failEvery = 0) : Stream
 {
     private int _position;
     private bool _failedAtEnd;
@@ -28,7 +28,8 @@ internal sealed class FlakySource(byte[] data, int chunk, int failAt = -1, bool 
 
     public override int Read(Span<byte> buffer)
     {
-        if (Reads++ == failAt || (failOnceAtEnd && _position == data.Length && !_failedAtEnd))
+        Reads++;
+        if (Reads - 1 == failAt || (failEvery > 0 && Reads % failEvery == 0) || (failOnceAtEnd && _position == data.Length && !_failedAtEnd))
         {
             _failedAtEnd = _position == data.Length;
             throw cancels ? new OperationCanceledException("transient") : new IOException("transient");
