@@ -64,7 +64,8 @@ public abstract class GuardedAead : IDisposable
     /// <summary>Whether <see cref="Decrypt(ReadOnlySpan{byte}, ReadOnlySpan{byte}, ReadOnlySpan{byte}, Span{byte}, ReadOnlySpan{byte})"/> also checks nonces (<see cref="NonceGuardOptions.CheckDecrypt"/>).</summary>
     public bool CheckDecrypt { get; }
 
-    /// <summary>How many repeats of a nonce with a different message this key's guards have seen (refused, or let through under <see cref="NonceReusePolicy.Observe"/>).</summary>
+    /// <summary>How many repeats of a nonce with a different message this key's guards have seen (refused, or let through under <see cref="NonceReusePolicy.Observe"/>).
+    /// Under <see cref="NonceReusePolicy.RefuseAll"/> every repeat counts here: that policy refuses without encrypting, so it cannot tell an identical message.</summary>
     public long DistinctRepeats => History.DistinctRepeats;
 
     /// <summary>How many repeats of a nonce with the identical message this key's guards have seen.</summary>
