@@ -1,7 +1,7 @@
 // The nonce guards' contract at its edges: argument checks, what a refusal says and counts, the sizes a
 // checked decryption takes, and what a refused repeat leaves behind. Written from the mutants of
-// Cryptography/NonceSafety/ that the rest of the suite let live (docs/testing.md); each assertion was
-// checked against the mutant it targets.
+// Cryptography/NonceSafety/ that the rest of the suite let live (docs/testing.md); a second Stryker
+// run kills most of them, and docs/testing.md says why the rest live.
 
 using System;
 using System.Buffers;
