@@ -6,7 +6,6 @@
 
 using System;
 using System.Linq;
-using System.Security.Cryptography;
 using Cryptography;
 using NUnit.Framework;
 
@@ -15,19 +14,12 @@ namespace Tests.WebPushTests;
 [TestFixture]
 public class WebPushContractTests
 {
-    private static (ECDiffieHellman Key, byte[] Auth, WebPushSubscriptionKeys Subscription) NewUserAgent()
-    {
-        var key = ECDiffieHellman.Create(ECCurve.NamedCurves.nistP256);
-        byte[] auth = RandomNumberGenerator.GetBytes(16);
-        return (key, auth, WebPushSubscriptionKeys.FromKey(key, auth));
-    }
-
     [TestCase(0, 0)]
     [TestCase(100, 50)]
     [TestCase(3993, 0)]
     public void TheLengthHelpersMatchTheBody(int length, int padding)
     {
-        var (key, auth, subscription) = NewUserAgent();
+        var (key, auth, subscription) = WebPushTests.NewUserAgent();
         using (key)
         {
             byte[] body = WebPushEncryption.Encrypt(new byte[length], subscription, padding);
@@ -48,7 +40,7 @@ public class WebPushContractTests
     [Test]
     public void NullArgumentsAreNamed()
     {
-        var (key, auth, subscription) = NewUserAgent();
+        var (key, auth, subscription) = WebPushTests.NewUserAgent();
         using (key)
         {
             Assert.That(() => WebPushEncryption.Encrypt([1], (WebPushSubscriptionKeys)null!), Throws.ArgumentNullException.With.Property("ParamName").EqualTo("subscription"));
@@ -61,7 +53,7 @@ public class WebPushContractTests
     [Test]
     public void AShortDestinationIsRefusedAndLeftZeroed()
     {
-        var (key, auth, subscription) = NewUserAgent();
+        var (key, auth, subscription) = WebPushTests.NewUserAgent();
         using (key)
         {
             byte[] body = WebPushEncryption.Encrypt(new byte[100], subscription);
@@ -77,7 +69,7 @@ public class WebPushContractTests
     [Test]
     public void TheTimeToLiveLimitsThemselvesAreAccepted()
     {
-        var (key, _, subscription) = NewUserAgent();
+        var (key, _, subscription) = WebPushTests.NewUserAgent();
         using (key)
         {
             using (var now = new WebPushContent([1], subscription, TimeSpan.Zero))
@@ -98,7 +90,7 @@ public class WebPushContractTests
     [Test]
     public void UrgencyAndTopicHeaders()
     {
-        var (key, _, subscription) = NewUserAgent();
+        var (key, _, subscription) = WebPushTests.NewUserAgent();
         using (key)
         using (var content = new WebPushContent([1], subscription, TimeSpan.FromMinutes(1)))
         {
@@ -122,7 +114,7 @@ public class WebPushContractTests
     [Test]
     public void DisposingTheContentWipesTheBody()
     {
-        var (key, _, subscription) = NewUserAgent();
+        var (key, _, subscription) = WebPushTests.NewUserAgent();
         using (key)
         {
             var content = new WebPushContent(new byte[100], subscription, TimeSpan.Zero);

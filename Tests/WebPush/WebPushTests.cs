@@ -15,7 +15,8 @@ namespace Tests.WebPushTests;
 [TestFixture]
 public class WebPushTests
 {
-    private static (ECDiffieHellman Key, byte[] Auth, WebPushSubscriptionKeys Subscription) NewUserAgent()
+    /// <summary>A user agent's P-256 key pair, auth secret and the subscription keys it would publish.</summary>
+    internal static (ECDiffieHellman Key, byte[] Auth, WebPushSubscriptionKeys Subscription) NewUserAgent()
     {
         var key = ECDiffieHellman.Create(ECCurve.NamedCurves.nistP256);
         byte[] auth = RandomNumberGenerator.GetBytes(16);
