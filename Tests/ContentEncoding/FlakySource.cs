@@ -1,6 +1,7 @@
 // A forward-only source for the stream tests: at most `chunk` bytes a read, and an IOException
 // (or, with cancels, an OperationCanceledException) once, at read number failAt or (failOnceAtEnd) at
-// the first read after the last byte, or (failEvery) at every failEvery-th read. Position says how far it has been read; it cannot be set.
+// the first read after the last byte, or (failEvery) at every failEvery-th read. Position says how
+// far it has been read; it cannot be set.
 
 using System;
 using System.IO;
