@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Mutation score per folder and per file of Cryptography/, from a Stryker.NET JSON report.
+"""Mutation score per folder and per file of Cryptography/, from Stryker.NET JSON reports.
 
-    scripts/mutation-summary.py [StrykerOutput/<date>/reports/mutation-report.json] [--list]
+    scripts/mutation-summary.py [report.json ...] [--list] [--undetected]
 
 Without a path, the newest report under StrykerOutput/. --list also prints every mutant that
 survived, timed out or had no coverage, with its line, for the hand check docs/testing.md asks for.
@@ -11,6 +11,15 @@ the ones a filter left out are not mutants of this run. The score is Stryker's: 
 or timed out) over detected plus undetected (survived or no coverage). "killed %" leaves timeouts
 out of the detected: a timeout is a loop that no longer ends or a test host that hung, and Stryker
 cannot tell which.
+
+Staged runs. A mutant of the AES and POLYVAL code, or of the record layer, is covered by hundreds
+of tests, and the slow ones make a whole-folder run take a day on two cores. So a folder runs in
+stages (docs/testing.md, "Whole folders"): first with a fast subset of the tests, then again with
+a larger subset over only the mutants the first left undetected. --undetected prints those
+mutants as `--mutate` patterns with character spans (Stryker.NET's `<glob>{start..end}`), to pass
+to scripts/mutation-test.sh. Given several reports, this script merges them in order: a mutant a
+later report detected counts as detected. A test that fails in a subset fails in the whole suite,
+so the merged score is what the suite would give, short of the tests no subset ran.
 """
 import collections
 import glob
@@ -19,11 +28,11 @@ import os
 import sys
 
 TESTED = ("Killed", "Timeout", "Survived", "NoCoverage")
+UNDETECTED = ("Survived", "NoCoverage")
 
 
-def folder_of(path):
-    relative = path.split("Cryptography/", 1)[-1]
-    return relative.split("/", 1)[0] if "/" in relative else "(root)"
+def folder_of(short):
+    return short.split("/", 1)[0] if "/" in short else "(root)"
 
 
 def row(name, counts):
@@ -36,23 +45,63 @@ def row(name, counts):
     return f"| {name} | {total} | {killed} | {timeout} | {survived} | {nocov} | {score:.1f}% | {killed_only:.1f}% |"
 
 
+def key(m):
+    """A mutant's identity across runs: its place, its mutator and what it puts there."""
+    start, end = m["location"]["start"], m["location"]["end"]
+    return (start["line"], start["column"], end["line"], end["column"], m["mutatorName"], m.get("replacement"))
+
+
+def load(paths):
+    """file -> (source, {key: mutant}), the first report's mutants with later reports' verdicts on the
+    ones it left undetected."""
+    files = {}
+    for path in paths:
+        report = json.load(open(path, encoding="utf-8"))
+        for name, data in report["files"].items():
+            short = name.split("Cryptography/", 1)[-1]
+            source, mutants = files.setdefault(short, (data["source"], {}))
+            for m in data["mutants"]:
+                k = key(m)
+                if m["status"] not in TESTED:
+                    continue
+                if k not in mutants or mutants[k]["status"] in UNDETECTED:
+                    mutants[k] = m
+    return files
+
+
+def spans(source, mutants):
+    """Character spans (0-based, end exclusive, one character of slack each side) of these mutants."""
+    starts = [0]
+    for line in source.split("\n"):
+        starts.append(starts[-1] + len(line) + 1)
+    for m in mutants:
+        start, end = m["location"]["start"], m["location"]["end"]
+        yield (max(0, starts[start["line"] - 1] + start["column"] - 2), starts[end["line"] - 1] + end["column"])
+
+
 def main(argv):
     listing = "--list" in argv
+    undetected = "--undetected" in argv
     paths = [a for a in argv if not a.startswith("--")]
-    path = paths[0] if paths else (sorted(glob.glob("StrykerOutput/*/reports/mutation-report.json")) or [None])[-1]
-    if path is None or not os.path.exists(path):
+    if not paths:
+        paths = sorted(glob.glob("StrykerOutput/*/reports/mutation-report.json"))[-1:]
+    missing = [p for p in paths if not os.path.exists(p)]
+    if not paths or missing:
         sys.exit("no report: run scripts/mutation-test.sh first, or name its mutation-report.json")
-    report = json.load(open(path, encoding="utf-8"))
+    files = {short: v for short, v in sorted(load(paths).items()) if v[1]}
+
+    if undetected:
+        for short, (source, mutants) in files.items():
+            left = [m for m in mutants.values() if m["status"] in UNDETECTED]
+            if left:
+                print(short + "".join(f"{{{a}..{b}}}" for a, b in sorted(set(spans(source, left)))))
+        return
 
     folders = collections.defaultdict(collections.Counter)
-    files = {}
-    for name, data in sorted(report["files"].items()):
-        counts = collections.Counter(m["status"] for m in data["mutants"])
-        if not any(counts[s] for s in TESTED):
-            continue
-        short = name.split("Cryptography/", 1)[-1]
-        files[short] = (counts, data)
-        folders[folder_of(name)].update({s: counts[s] for s in TESTED})
+    counts = {}
+    for short, (_, mutants) in files.items():
+        counts[short] = collections.Counter(m["status"] for m in mutants.values())
+        folders[folder_of(short)].update(counts[short])
 
     header = "| {} | tested | killed | timeout | survived | no coverage | score | killed % |\n|---|---|---|---|---|---|---|---|"
     print(header.format("folder"))
@@ -60,14 +109,14 @@ def main(argv):
         print(row(f"`{folder}`", folders[folder]))
     print()
     print(header.format("file"))
-    for short, (counts, _) in files.items():
-        print(row(f"`{short}`", counts))
+    for short in files:
+        print(row(f"`{short}`", counts[short]))
 
     if listing:
         print()
-        for short, (_, data) in files.items():
-            lines = data["source"].split("\n")
-            for m in data["mutants"]:
+        for short, (source, mutants) in files.items():
+            lines = source.split("\n")
+            for m in sorted(mutants.values(), key=key):
                 if m["status"] in ("Survived", "Timeout", "NoCoverage"):
                     line = m["location"]["start"]["line"]
                     print(f"{short}:{line} {m['status']} {m['mutatorName']}: {lines[line - 1].strip()[:100]} => {(m.get('replacement') or '')[:80]}")

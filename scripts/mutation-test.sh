@@ -15,6 +15,17 @@
 #                                                     tests (API, vectors, tamper, stack, seal, the record layer's
 #                                                     classes but not its pipeline, HTTP or race tests), the runs
 #                                                     docs/testing.md reports for GcmSiv.cs and the parsers
+#   scripts/mutation-test.sh --subset <name> ...       with the subset in scripts/mutation-<name>-tests.txt (--core is
+#                                                     --subset core); the staged whole-folder runs use internal-fast
+#                                                     then internal-wide, content-encoding-fast then -wide
+#
+# A whole folder runs in two stages (docs/testing.md, "Whole folders"): a fast subset over every
+# mutant, then a wider one over what the first left undetected, which scripts/mutation-summary.py
+# names as patterns with character spans; then the summary merges the two reports:
+#
+#   scripts/mutation-test.sh --concurrency 2 --subset internal-fast 'Internal/*.cs' 'AesGcmSiv*.cs'
+#   scripts/mutation-test.sh --concurrency 2 --subset internal-wide $(scripts/mutation-summary.py --undetected <first report>)
+#   scripts/mutation-summary.py <first report> <second report>
 #
 # Output: StrykerOutput/<date>/reports/mutation-report.html and .json (ignored by git), and a
 # per-file table on stdout. Runs one test session at a time, niced: it takes hours over all of
@@ -29,6 +40,7 @@ while [ $# -gt 0 ]; do
     --since) args+=(--since:"${2:?branch or commit}"); shift 2 ;;
     --tests) args+=(--test-case-filter "${2:?test-case filter}"); shift 2 ;;
     --core) args+=(--test-case-filter "$(tr -d '\n' < scripts/mutation-core-tests.txt)"); shift ;;
+    --subset) args+=(--test-case-filter "$(tr -d '\n' < "scripts/mutation-${2:?subset name}-tests.txt")"); shift 2 ;;
     --concurrency) args+=(--concurrency "${2:?number of test sessions at once}"); shift 2 ;;
     *) break ;;
   esac
