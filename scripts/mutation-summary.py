@@ -59,7 +59,11 @@ def load(paths):
         report = json.load(open(path, encoding="utf-8"))
         for name, data in report["files"].items():
             short = name.split("Cryptography/", 1)[-1]
-            source, mutants = files.setdefault(short, (data["source"], {}))
+            source, mutants = files.get(short, ("", {}))
+            # A report carries the source only of the files it mutated (the rest get a placeholder).
+            if data["mutants"] and not mutants:
+                source = data["source"]
+            files[short] = (source, mutants)
             for m in data["mutants"]:
                 k = key(m)
                 if m["status"] not in TESTED:
