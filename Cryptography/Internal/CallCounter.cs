@@ -22,9 +22,6 @@ internal struct CallCounter
 
     private int _state;
 
-    /// <summary>Whether <see cref="Close"/> has been called.</summary>
-    public readonly bool IsClosed => (Volatile.Read(in _state) & Disposed) != 0;
-
     /// <summary>Registers a call; false (and nothing registered) once <see cref="Close"/> has run.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool TryEnter()
