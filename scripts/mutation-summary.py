@@ -13,8 +13,8 @@ out of the detected: a timeout is a loop that no longer ends or a test host that
 cannot tell which.
 
 Staged runs. A mutant of the AES and POLYVAL code, or of the record layer, is covered by hundreds
-of tests, and the slow ones make a whole-folder run take a day on two cores. So a folder runs in
-stages (docs/testing.md, "Whole folders"): first with a fast subset of the tests, then again with
+of tests, and the slow ones make a whole-folder run test a few mutants a minute. So a folder runs
+in stages (docs/testing.md, "Staged runs"): first with a fast subset of the tests, then again with
 a larger subset over only the mutants the first left undetected. --undetected prints those
 mutants as `--mutate` patterns with character spans (Stryker.NET's `<glob>{start..end}`), to pass
 to scripts/mutation-test.sh. Given several reports, this script merges them in order: a mutant a

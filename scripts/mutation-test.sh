@@ -19,7 +19,7 @@
 #                                                     --subset core); the staged whole-folder runs use internal-fast
 #                                                     then internal-wide, content-encoding-fast then -wide
 #
-# A whole folder runs in two stages (docs/testing.md, "Whole folders"): a fast subset over every
+# A whole folder runs in two stages (docs/testing.md, "Staged runs"): a fast subset over every
 # mutant, then a wider one over what the first left undetected, which scripts/mutation-summary.py
 # names as patterns with character spans; then the summary merges the two reports:
 #
@@ -39,7 +39,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --since) args+=(--since:"${2:?branch or commit}"); shift 2 ;;
     --tests) args+=(--test-case-filter "${2:?test-case filter}"); shift 2 ;;
-    --core) args+=(--test-case-filter "$(tr -d '\n' < scripts/mutation-core-tests.txt)"); shift ;;
+    --core) shift; set -- --subset core "$@" ;;
     --subset) args+=(--test-case-filter "$(tr -d '\n' < "scripts/mutation-${2:?subset name}-tests.txt")"); shift 2 ;;
     --concurrency) args+=(--concurrency "${2:?number of test sessions at once}"); shift 2 ;;
     *) break ;;
