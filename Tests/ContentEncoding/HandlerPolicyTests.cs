@@ -95,7 +95,7 @@ public class HandlerPolicyTests
         Assert.Throws<HttpRequestException>(() => client.Send(new HttpRequestMessage(HttpMethod.Get, "x")));
     }
 
-    private sealed class StubHandler(Func<HttpResponseMessage> respond) : HttpMessageHandler
+    internal sealed class StubHandler(Func<HttpResponseMessage> respond) : HttpMessageHandler
     {
         protected override Task<HttpResponseMessage> SendAsync(HttpRequestMessage request, CancellationToken cancellationToken) =>
             Task.FromResult(Send(request, cancellationToken));

@@ -1,0 +1,149 @@
+// The public contract of the record layer's one-shot helpers and of ContentEncryptor where no round trip
+// reaches it: argument checks, buffer sizes, the texts that name what went wrong, the zeroed padding, and
+// what Dispose releases. Mutation testing (docs/testing.md) found each of these untested: a build with
+// the line changed passed the rest of the suite.
+
+using System;
+using System.Linq;
+using System.Reflection;
+using Cryptography;
+using Cryptography.Internal;
+using NUnit.Framework;
+
+namespace Tests.ContentEncodingTests;
+
+[TestFixture]
+public class EncoderContractTests
+{
+    private const int RecordSize = 100;
+    private static readonly byte[] Ikm = Enumerable.Range(0, 16).Select(i => (byte)(i * 11 + 3)).ToArray();
+    private static readonly byte[] Salt = Enumerable.Range(0, 16).Select(i => (byte)(i + 90)).ToArray();
+
+    [Test]
+    public void GetEncryptedLengthChecksEachArgument()
+    {
+        Assert.That(ContentEncoding.GetEncryptedLength(0, RecordSize, 255), Is.EqualTo(21 + 255 + 17));
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncoding.GetEncryptedLength(-1, RecordSize))!.ParamName, Is.EqualTo("plaintextLength"));
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncoding.GetEncryptedLength(0, RecordSize, -1))!.ParamName, Is.EqualTo("keyIdLength"));
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncoding.GetEncryptedLength(0, RecordSize, 256))!.ParamName, Is.EqualTo("keyIdLength"));
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncoding.GetEncryptedLength(0, 17))!.ParamName, Is.EqualTo("recordSize"));
+    }
+
+    [Test]
+    public void EncryptIntoABufferTakesOneLongerThanNeededAndRefusesAShortOrOverlappingOne()
+    {
+        byte[] plaintext = Enumerable.Range(0, 300).Select(i => (byte)i).ToArray();
+        int length = (int)ContentEncoding.GetEncryptedLength(plaintext.Length, RecordSize);
+
+        byte[] roomy = new byte[length + 10];
+        Assert.That(ContentEncoding.Encrypt(plaintext, roomy, Ikm, recordSize: RecordSize, salt: Salt), Is.EqualTo(length));
+        Assert.That(ContentEncoding.Decrypt(roomy.AsSpan(0, length).ToArray(), Ikm), Is.EqualTo(plaintext));
+
+        var shortOne = Assert.Throws<ArgumentException>(() => ContentEncoding.Encrypt(plaintext, new byte[length - 1], Ikm, recordSize: RecordSize))!;
+        Assert.That(shortOne.ParamName, Is.EqualTo("destination"));
+        Assert.That(shortOne.Message, Does.Contain($"{length} bytes are needed"));
+
+        byte[] shared = new byte[2 * length];
+        var overlapping = Assert.Throws<ArgumentException>(() => ContentEncoding.Encrypt(shared.AsSpan(0, plaintext.Length), shared, Ikm, recordSize: RecordSize))!;
+        Assert.That(overlapping.ParamName, Is.EqualTo("destination"));
+        Assert.That(overlapping.Message, Does.Contain("overlap"));
+    }
+
+    [Test]
+    public void DecryptIntoABufferRefusesAShortOrOverlappingOne()
+    {
+        byte[] plaintext = Enumerable.Range(0, 300).Select(i => (byte)i).ToArray();
+        byte[] body = ContentEncoding.Encrypt(plaintext, Ikm, recordSize: RecordSize);
+        long needed = ContentEncoding.GetMaxDecryptedLength(body, body.Length);
+
+        var shortOne = Assert.Throws<ArgumentException>(() => ContentEncoding.Decrypt(body, new byte[needed - 1], Ikm))!;
+        Assert.That(shortOne.ParamName, Is.EqualTo("destination"));
+        Assert.That(shortOne.Message, Does.Contain($"{needed} bytes are needed"));
+
+        byte[] shared = new byte[body.Length + needed];
+        body.CopyTo(shared, 0);
+        var overlapping = Assert.Throws<ArgumentException>(() => ContentEncoding.Decrypt(shared.AsSpan(0, body.Length), shared.AsSpan(10), Ikm))!;
+        Assert.That(overlapping.ParamName, Is.EqualTo("destination"));
+
+        Assert.That(ContentEncoding.Decrypt(body, new byte[needed], Ikm), Is.EqualTo(plaintext.Length));
+    }
+
+    // The bound is the records' length less 16 per record, a remnant shorter than a tag counting as
+    // none: the exact figures, so that a looser or tighter formula fails.
+    [TestCase(0, 0)]
+    [TestCase(10, 0)]
+    [TestCase(16, 0)]
+    [TestCase(20, 4)]
+    [TestCase(RecordSize, RecordSize - 16)]
+    [TestCase(2 * RecordSize + 20, 2 * (RecordSize - 16) + 4)]
+    [TestCase(3 * RecordSize + 5, 3 * (RecordSize - 16))]
+    public void GetMaxDecryptedLengthIsTheRecordsLessTheirTags(int recordsLength, int expected)
+    {
+        byte[] header = new byte[ContentEncodingHeader.FixedLength];
+        new ContentEncodingHeader(Salt, RecordSize, []).WriteTo(header);
+        Assert.That(ContentEncoding.GetMaxDecryptedLength(header, header.Length + recordsLength), Is.EqualTo(expected));
+    }
+
+    // The key id goes into the error in hex, cut at 32 bytes with "..." after.
+    [TestCase(0, "()")]
+    [TestCase(3, "(0A0B0C)")]
+    [TestCase(32, "(" + "0A0B0C0D0E0F101112131415161718191A1B1C1D1E1F20212223242526272829" + ")")]
+    [TestCase(33, "(" + "0A0B0C0D0E0F101112131415161718191A1B1C1D1E1F20212223242526272829" + "...)")]
+    public void AMissingKeyIsNamedByItsKeyId(int keyIdLength, string shown)
+    {
+        byte[] keyId = Enumerable.Range(10, keyIdLength).Select(i => (byte)i).ToArray();
+        byte[] body = ContentEncoding.Encrypt("x"u8, Ikm, keyId: keyId);
+        var error = Assert.Throws<ContentEncodingHeaderException>(() => ContentEncoding.Decrypt(body, (_, _) => null))!;
+        Assert.That(error.Message, Is.EqualTo($"No key is known for the key id of {keyIdLength} bytes in the header {shown}."));
+    }
+
+    [Test]
+    public void TheEncryptorChecksItsCodingAndPaddingAndNamesWhichLengthRuleWasBroken()
+    {
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => new ContentEncryptor(Ikm, (ContentCoding)7))!.ParamName, Is.EqualTo("coding"));
+
+        using var encryptor = new ContentEncryptor(Ikm, recordSize: RecordSize, salt: Salt);
+        byte[] record = new byte[RecordSize];
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => encryptor.EncryptRecord([], record, isLastRecord: true, paddingLength: -1))!.ParamName, Is.EqualTo("paddingLength"));
+
+        var notFull = Assert.Throws<ArgumentException>(() => encryptor.EncryptRecord(new byte[5], record, isLastRecord: false))!;
+        Assert.That(notFull.Message, Does.StartWith("A record other than the last must be exactly the record size: data (5) + delimiter (1) + padding (0) + tag (16) must equal 100."));
+        var tooLong = Assert.Throws<ArgumentException>(() => encryptor.EncryptRecord(new byte[80], record, isLastRecord: true, paddingLength: 4))!;
+        Assert.That(tooLong.Message, Does.StartWith("The record is longer than the record size: data (80) + delimiter (1) + padding (4) + tag (16) exceeds 100."));
+        Assert.That(encryptor.RecordCount, Is.Zero, "a refused record takes no sequence number");
+    }
+
+    // The padding is built in the destination, so whatever the destination held before must not reach
+    // it: a receiver rejects a record whose padding is not all zeros (RFC 8188 section 2).
+    [TestCase(ContentCoding.Aes128Gcm)]
+    [TestCase(ContentCoding.Aes256GcmSiv)]
+    public void PaddingIsZeroWhateverTheDestinationHeld(ContentCoding coding)
+    {
+        using var encryptor = new ContentEncryptor(Ikm, coding, RecordSize, salt: Salt);
+        byte[] record = Enumerable.Repeat((byte)0xA5, RecordSize).ToArray();
+        int length = encryptor.EncryptRecord("abc"u8, record, isLastRecord: true, paddingLength: 40);
+
+        byte[] body = new byte[encryptor.Header.Length + length];
+        encryptor.Header.WriteTo(body);
+        record.AsSpan(0, length).CopyTo(body.AsSpan(encryptor.Header.Length));
+        Assert.That(ContentEncoding.Decrypt(body, Ikm, coding), Is.EqualTo("abc"u8.ToArray()));
+    }
+
+    [TestCase(ContentCoding.Aes128Gcm)]
+    [TestCase(ContentCoding.Aes256GcmSiv)]
+    public void DisposeReleasesTheKeysAndLaterCallsNameTheEncryptor(ContentCoding coding)
+    {
+        var encryptor = new ContentEncryptor(Ikm, coding, RecordSize, salt: Salt);
+        var cipher = (RecordCipher)typeof(ContentEncryptor).GetField("_cipher", BindingFlags.NonPublic | BindingFlags.Instance)!.GetValue(encryptor)!;
+        var nonceBase = (byte[])typeof(RecordCipher).GetField("_nonceBase", BindingFlags.NonPublic | BindingFlags.Instance)!.GetValue(cipher)!;
+        Assert.That(nonceBase.Any(b => b != 0), Is.True);
+
+        encryptor.Dispose();
+        Assert.That(nonceBase.All(b => b == 0), Is.True, "the nonce base is wiped");
+        string expected = typeof(ContentEncryptor).FullName!;
+        byte[] record = new byte[RecordSize];
+        Assert.That(Assert.Throws<ObjectDisposedException>(() => encryptor.EncryptRecord([], record, isLastRecord: true))!.ObjectName, Is.EqualTo(expected));
+        Assert.That(Assert.Throws<ObjectDisposedException>(() => encryptor.EncryptRecords(new byte[encryptor.MaxRecordDataLength], record))!.ObjectName, Is.EqualTo(expected));
+        encryptor.Dispose();
+    }
+}

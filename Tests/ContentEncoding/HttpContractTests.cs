@@ -1,0 +1,249 @@
+// The public contract of the HTTP types where the server tests do not reach it: ContentDecryptingHandler's
+// and EncryptedHttpContent's argument checks, the headers each copies and drops, the synchronous paths,
+// what a failing inner content leaves behind, and what Dispose releases. No server: the handler sends
+// through a stub. Mutation testing (docs/testing.md) found each of these untested.
+
+using System;
+using System.IO;
+using System.Linq;
+using System.Net;
+using System.Net.Http;
+using System.Reflection;
+using System.Threading;
+using System.Threading.Tasks;
+using Cryptography;
+using NUnit.Framework;
+
+namespace Tests.ContentEncodingTests;
+
+[TestFixture]
+public class HttpContractTests
+{
+    private static readonly byte[] Ikm = Enumerable.Range(1, 16).Select(i => (byte)(i * 3)).ToArray();
+    private static readonly byte[] Content = Enumerable.Range(0, 10_000).Select(i => (byte)(i * 7)).ToArray();
+
+    private static HttpClient Client(Func<HttpResponseMessage> respond, Action<ContentDecryptingHandler>? configure = null)
+    {
+        var handler = new ContentDecryptingHandler((keyId, coding) => Ikm, new HandlerPolicyTests.StubHandler(respond));
+        configure?.Invoke(handler);
+        return new HttpClient(handler) { BaseAddress = new Uri("http://example.invalid/") };
+    }
+
+    private static HttpResponseMessage Encrypted(HttpContent content) => new(HttpStatusCode.OK) { Content = content };
+
+    private static TrackingContent EncryptedBody(int recordSize = 4096, params string[] encodings)
+    {
+        var content = new TrackingContent(ContentEncoding.Encrypt(Content, Ikm, recordSize: recordSize));
+        foreach (string encoding in encodings)
+        {
+            content.Headers.ContentEncoding.Add(encoding);
+        }
+
+        content.Headers.ContentEncoding.Add("aes128gcm");
+        Assert.That(content.Headers.ContentLength, Is.Not.Null, "the encrypted content has a Content-Length header");
+        return content;
+    }
+
+    [Test]
+    public void TheHandlerChecksItsArguments()
+    {
+        Assert.That(Assert.Throws<ArgumentNullException>(() => new ContentDecryptingHandler(null!))!.ParamName, Is.EqualTo("keyProvider"));
+        Assert.That(Assert.Throws<ArgumentNullException>(() => new ContentDecryptingHandler(null!, new HttpClientHandler()))!.ParamName, Is.EqualTo("keyProvider"));
+        using var handler = new ContentDecryptingHandler((_, _) => Ikm);
+        Assert.That(handler.MaxRecordSize, Is.EqualTo(ContentEncoding.MaxRecordSize));
+        Assert.Throws<ArgumentOutOfRangeException>(() => handler.MaxRecordSize = 17);
+        Assert.Throws<ArgumentOutOfRangeException>(() => handler.MaxRecordSize = ContentEncoding.MaxRecordSize + 1);
+        Assert.That(handler.MaxRecordSize, Is.EqualTo(ContentEncoding.MaxRecordSize));
+    }
+
+    // A body whose record size is above the handler's limit is refused when it is read.
+    [Test]
+    public async Task TheHandlersRecordSizeLimitApplies()
+    {
+        using HttpClient client = Client(() => Encrypted(EncryptedBody(recordSize: 5000)), handler => handler.MaxRecordSize = 4999);
+        Assert.That(async () => await client.GetByteArrayAsync("x"), Throws.InstanceOf<ContentEncodingHeaderException>());
+
+        using HttpClient roomy = Client(() => Encrypted(EncryptedBody(recordSize: 5000)), handler => handler.MaxRecordSize = 5000);
+        Assert.That(await roomy.GetByteArrayAsync("x"), Is.EqualTo(Content));
+    }
+
+    // The decoded content keeps the encrypted one's headers but its length and the decoded coding, and
+    // claims no length of its own: it is known only once the body has been read.
+    [Test]
+    public async Task TheDecodedContentKeepsTheOtherHeadersAndTheInnerCodings()
+    {
+        using HttpClient client = Client(() =>
+        {
+            TrackingContent content = EncryptedBody(4096, "gzip", "br");
+            content.Headers.ContentType = new("application/json");
+            content.Headers.ContentLanguage.Add("fr");
+            return Encrypted(content);
+        });
+        using HttpResponseMessage response = await client.GetAsync("x", HttpCompletionOption.ResponseHeadersRead);
+        Assert.That(response.Content.Headers.ContentType!.MediaType, Is.EqualTo("application/json"));
+        Assert.That(response.Content.Headers.ContentLanguage, Is.EqualTo(new[] { "fr" }));
+        Assert.That(response.Content.Headers.ContentEncoding, Is.EqualTo(new[] { "gzip", "br" }));
+        Assert.That(response.Content.Headers.ContentLength, Is.Null);
+        Assert.That(response.Content.Headers.Contains("Content-Length"), Is.False);
+        Assert.That(await response.Content.ReadAsByteArrayAsync(), Is.EqualTo(Content));
+    }
+
+    [Test]
+    public void TheSynchronousSendDecodesBufferedAndStreamed()
+    {
+        using HttpClient client = Client(() => Encrypted(EncryptedBody()));
+        using (HttpResponseMessage buffered = client.Send(new HttpRequestMessage(HttpMethod.Get, "x")))
+        {
+            var output = new MemoryStream();
+            buffered.Content.ReadAsStream().CopyTo(output);
+            Assert.That(output.ToArray(), Is.EqualTo(Content));
+        }
+
+        using (HttpResponseMessage streamed = client.Send(new HttpRequestMessage(HttpMethod.Get, "x"), HttpCompletionOption.ResponseHeadersRead))
+        {
+            var output = new MemoryStream();
+            streamed.Content.ReadAsStream().CopyTo(output);
+            Assert.That(output.ToArray(), Is.EqualTo(Content));
+        }
+    }
+
+    [Test]
+    public async Task DisposingTheResponseDisposesTheEncryptedContent()
+    {
+        TrackingContent? inner = null;
+        using HttpClient client = Client(() => Encrypted(inner = EncryptedBody()));
+        HttpResponseMessage response = await client.GetAsync("x", HttpCompletionOption.ResponseHeadersRead);
+        Assert.That(inner!.Disposed, Is.False);
+        response.Dispose();
+        Assert.That(inner.Disposed, Is.True);
+    }
+
+    [TestCase("", "no Content-Encoding")]
+    [TestCase("gzip", "Content-Encoding 'gzip'")]
+    [TestCase("aes128gcm,identity", "Content-Encoding 'aes128gcm, identity'")]
+    public async Task ARefusedResponseIsDescribedInTheError(string encodings, string described)
+    {
+        using HttpClient client = Client(
+            () =>
+            {
+                var content = new ByteArrayContent(Content);
+                foreach (string encoding in encodings.Split(',', StringSplitOptions.RemoveEmptyEntries))
+                {
+                    content.Headers.ContentEncoding.Add(encoding);
+                }
+
+                return new HttpResponseMessage(HttpStatusCode.Accepted) { Content = content };
+            },
+            handler => handler.RequireEncryption = true);
+        var error = (await Assert.ThrowsAsync<HttpRequestException>(() => client.GetAsync("x")))!;
+        Assert.That(error.Message, Is.EqualTo($"The response (202 Accepted) is not encrypted: it has {described}, and RequireEncryption is set."));
+        Assert.That(error.StatusCode, Is.EqualTo(HttpStatusCode.Accepted));
+        Assert.That(error.HttpRequestError, Is.EqualTo(HttpRequestError.InvalidResponse));
+    }
+
+    [Test]
+    public void EncryptedContentChecksItsArguments()
+    {
+        Assert.That(Assert.Throws<ArgumentNullException>(() => new EncryptedHttpContent(null!, Ikm))!.ParamName, Is.EqualTo("content"));
+        Assert.Throws<ArgumentException>(() => new EncryptedHttpContent(new ByteArrayContent(Content), ReadOnlySpan<byte>.Empty));
+        Assert.Throws<ArgumentOutOfRangeException>(() => new EncryptedHttpContent(new ByteArrayContent(Content), Ikm, recordSize: 17));
+    }
+
+    // The inner content's headers go along, but its length, which the encrypted body's replaces; the
+    // coding is appended to the inner codings.
+    [Test]
+    public async Task EncryptedContentCopiesTheHeadersButTheLength()
+    {
+        var inner = new ByteArrayContent(Content);
+        inner.Headers.ContentType = new("text/plain");
+        inner.Headers.ContentEncoding.Add("gzip");
+        Assert.That(inner.Headers.ContentLength, Is.EqualTo(Content.Length));
+
+        using var content = new EncryptedHttpContent(inner, Ikm, ContentCoding.Aes256GcmSiv, 1000);
+        Assert.That(content.Headers.ContentType!.MediaType, Is.EqualTo("text/plain"));
+        Assert.That(content.Headers.ContentEncoding, Is.EqualTo(new[] { "gzip", "aes256gcmsiv" }));
+        long expected = ContentEncoding.GetEncryptedLength(Content.Length, 1000);
+        Assert.That(content.Headers.ContentLength, Is.EqualTo(expected));
+
+        byte[] body = await content.ReadAsByteArrayAsync();
+        Assert.That(body, Has.Length.EqualTo(expected));
+        Assert.That(ContentEncoding.Decrypt(body, Ikm, ContentCoding.Aes256GcmSiv), Is.EqualTo(Content));
+    }
+
+    [Test]
+    public void EncryptedContentSerializesSynchronouslyWithAFreshSaltEachTime()
+    {
+        using var content = new EncryptedHttpContent(new ByteArrayContent(Content), Ikm);
+        var first = new MemoryStream();
+        var second = new MemoryStream();
+        content.CopyTo(first, null, CancellationToken.None);
+        content.CopyTo(second, null, CancellationToken.None);
+        Assert.That(ContentEncoding.Decrypt(first.ToArray(), Ikm), Is.EqualTo(Content));
+        Assert.That(ContentEncoding.Decrypt(second.ToArray(), Ikm), Is.EqualTo(Content));
+        Assert.That(first.ToArray().AsSpan(0, 16).SequenceEqual(second.ToArray().AsSpan(0, 16)), Is.False);
+    }
+
+    // If the inner content fails part way, the body goes out without its last record: the receiver
+    // rejects it as truncated instead of taking a short body for the whole.
+    [Test]
+    public void AFailingInnerContentLeavesATruncatedBody()
+    {
+        using var content = new EncryptedHttpContent(new FailingContent(Content, 5000), Ikm, recordSize: 1000);
+        var asyncOutput = new MemoryStream();
+        Assert.That(() => content.CopyToAsync(asyncOutput), Throws.TypeOf<InvalidDataException>());
+        Assert.That(asyncOutput.Length, Is.GreaterThan(21));
+        Assert.Throws<ContentEncodingTruncatedException>(() => ContentEncoding.Decrypt(asyncOutput.ToArray(), Ikm));
+
+        var syncOutput = new MemoryStream();
+        Assert.Throws<InvalidDataException>(() => content.CopyTo(syncOutput, null, CancellationToken.None));
+        Assert.That(syncOutput.Length, Is.GreaterThan(21));
+        Assert.Throws<ContentEncodingTruncatedException>(() => ContentEncoding.Decrypt(syncOutput.ToArray(), Ikm));
+    }
+
+    [Test]
+    public void DisposingEncryptedContentDisposesTheInnerOneAndLaterSendsThrow()
+    {
+        var inner = new TrackingContent(Content);
+        var content = new EncryptedHttpContent(inner, Ikm);
+        var ikmCopy = (byte[])typeof(EncryptedHttpContent).GetField("_inputKeyingMaterial", BindingFlags.NonPublic | BindingFlags.Instance)!.GetValue(content)!;
+        Assert.That(ikmCopy, Is.EqualTo(Ikm));
+        content.Dispose();
+        Assert.That(inner.Disposed, Is.True);
+        Assert.That(ikmCopy.All(b => b == 0), Is.True, "the keying material is wiped");
+        Assert.That(Assert.Throws<ObjectDisposedException>(() => content.CopyTo(new MemoryStream(), null, CancellationToken.None))!.ObjectName, Is.EqualTo(typeof(EncryptedHttpContent).FullName));
+        Assert.That(() => content.CopyToAsync(new MemoryStream()), Throws.TypeOf<ObjectDisposedException>());
+    }
+
+    private sealed class TrackingContent(byte[] bytes) : ByteArrayContent(bytes)
+    {
+        public bool Disposed { get; private set; }
+
+        protected override void Dispose(bool disposing)
+        {
+            Disposed |= disposing;
+            base.Dispose(disposing);
+        }
+    }
+
+    // Writes its first failAfter bytes, then fails, in both the asynchronous and the synchronous path.
+    private sealed class FailingContent(byte[] bytes, int failAfter) : HttpContent
+    {
+        protected override async Task SerializeToStreamAsync(Stream stream, TransportContext? context)
+        {
+            await stream.WriteAsync(bytes.AsMemory(0, failAfter));
+            throw new InvalidDataException("the inner content failed");
+        }
+
+        protected override void SerializeToStream(Stream stream, TransportContext? context, CancellationToken cancellationToken)
+        {
+            stream.Write(bytes, 0, failAfter);
+            throw new InvalidDataException("the inner content failed");
+        }
+
+        protected override bool TryComputeLength(out long length)
+        {
+            length = bytes.Length;
+            return true;
+        }
+    }
+}

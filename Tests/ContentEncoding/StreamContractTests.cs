@@ -1,0 +1,264 @@
+// The public contract of ContentEncryptingStream and ContentDecryptingStream where the round trips do not
+// reach it: constructor and buffer-argument checks, what the stream says it can do, the synchronous
+// CopyTo, and what Dispose releases or leaves open. Mutation testing (docs/testing.md) found each of
+// these untested: a build with the line changed passed the rest of the suite.
+
+using System;
+using System.IO;
+using System.Linq;
+using System.Reflection;
+using System.Threading.Tasks;
+using Cryptography;
+using Cryptography.Internal;
+using NUnit.Framework;
+
+namespace Tests.ContentEncodingTests;
+
+[TestFixture]
+public class StreamContractTests
+{
+    private static readonly byte[] Ikm = Enumerable.Range(0, 16).Select(i => (byte)(i * 5 + 7)).ToArray();
+
+    private static byte[] Content(int length) => Enumerable.Range(0, length).Select(i => (byte)(i * 31 + (i >> 8))).ToArray();
+
+    private static T Field<T>(object owner, string name, Type? declaredBy = null) =>
+        (T)(declaredBy ?? owner.GetType()).GetField(name, BindingFlags.NonPublic | BindingFlags.Instance)!.GetValue(owner)!;
+
+    // The cipher is a subclass of RecordCipher, which declares the nonce base.
+    private static byte[] NonceBase(object encryptorOrDecryptor) =>
+        Field<byte[]>(Field<RecordCipher>(encryptorOrDecryptor, "_cipher"), "_nonceBase", typeof(RecordCipher));
+
+    [Test]
+    public void TheEncryptingStreamChecksItsArguments()
+    {
+        Assert.That(Assert.Throws<ArgumentNullException>(() => new ContentEncryptingStream(null!, Ikm))!.ParamName, Is.EqualTo("destination"));
+        var readOnly = new MemoryStream(new byte[10], writable: false);
+        var notWritable = Assert.Throws<ArgumentException>(() => new ContentEncryptingStream(readOnly, Ikm))!;
+        Assert.That(notWritable.ParamName, Is.EqualTo("destination"));
+        Assert.That(notWritable.Message, Does.StartWith("The destination stream is not writable."));
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => new ContentEncryptingStream(new MemoryStream(), Ikm) { MaxDegreeOfParallelism = 0 })!.ParamName, Is.EqualTo("value"));
+
+        using var stream = new ContentEncryptingStream(new MemoryStream(), Ikm);
+        Assert.That((stream.CanRead, stream.CanSeek, stream.CanWrite), Is.EqualTo((false, false, true)));
+        Assert.Throws<ArgumentNullException>(() => stream.Write(null!, 0, 1));
+        Assert.Throws<ArgumentOutOfRangeException>(() => stream.Write(new byte[4], 3, 2));
+        Assert.That(() => stream.WriteAsync(new byte[4], -1, 2), Throws.TypeOf<ArgumentOutOfRangeException>());
+    }
+
+    [Test]
+    public void TheDecryptingStreamChecksItsArguments()
+    {
+        byte[] body = ContentEncoding.Encrypt(Content(10), Ikm);
+        ContentKeyProvider keys = (_, _) => Ikm;
+        Assert.That(Assert.Throws<ArgumentNullException>(() => new ContentDecryptingStream(null!, Ikm))!.ParamName, Is.EqualTo("source"));
+        Assert.That(Assert.Throws<ArgumentNullException>(() => new ContentDecryptingStream(null!, keys))!.ParamName, Is.EqualTo("source"));
+        Assert.That(Assert.Throws<ArgumentNullException>(() => new ContentDecryptingStream(new MemoryStream(body), (ContentKeyProvider)null!))!.ParamName, Is.EqualTo("keyProvider"));
+        Assert.That(Assert.Throws<ArgumentException>(() => new ContentDecryptingStream(new MemoryStream(body), ReadOnlySpan<byte>.Empty))!.ParamName, Is.EqualTo("inputKeyingMaterial"));
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => new ContentDecryptingStream(new MemoryStream(body), Ikm, (ContentCoding)9))!.ParamName, Is.EqualTo("coding"));
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => new ContentDecryptingStream(new MemoryStream(body), keys, maxRecordSize: 17))!.ParamName, Is.EqualTo("maxRecordSize"));
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => new ContentDecryptingStream(new MemoryStream(body), Ikm) { MaxDegreeOfParallelism = 0 })!.ParamName, Is.EqualTo("value"));
+
+        var unreadable = new WriteOnlyStream();
+        var notReadable = Assert.Throws<ArgumentException>(() => new ContentDecryptingStream(unreadable, Ikm))!;
+        Assert.That(notReadable.ParamName, Is.EqualTo("source"));
+        Assert.That(notReadable.Message, Does.StartWith("The source stream is not readable."));
+
+        using var stream = new ContentDecryptingStream(new MemoryStream(body), Ikm);
+        Assert.That((stream.CanRead, stream.CanSeek, stream.CanWrite), Is.EqualTo((true, false, false)));
+        Assert.That(stream.RecordCount, Is.Zero);
+        Assert.Throws<ArgumentNullException>(() => _ = stream.Read(null!, 0, 1));
+        Assert.Throws<ArgumentOutOfRangeException>(() => _ = stream.Read(new byte[4], 3, 2));
+        Assert.That(() => stream.ReadAsync(new byte[4], -1, 2), Throws.TypeOf<ArgumentOutOfRangeException>());
+        Assert.Throws<ArgumentNullException>(() => stream.CopyTo(null!));
+        Assert.Throws<ArgumentOutOfRangeException>(() => stream.CopyTo(new MemoryStream(), 0));
+        Assert.That(stream.RecordCount, Is.Zero, "a refused call reads nothing");
+    }
+
+    [Test]
+    public void ReadByteReturnsEachByteThenMinusOne()
+    {
+        byte[] content = Content(40);
+        using var stream = new ContentDecryptingStream(new MemoryStream(ContentEncoding.Encrypt(content, Ikm, recordSize: 25)), Ikm);
+        byte[] read = new byte[content.Length];
+        for (int i = 0; i < read.Length; i++)
+        {
+            int value = stream.ReadByte();
+            Assert.That(value, Is.InRange(0, 255));
+            read[i] = (byte)value;
+        }
+
+        Assert.That(read, Is.EqualTo(content));
+        Assert.That(stream.ReadByte(), Is.EqualTo(-1));
+        Assert.That(stream.RecordCount, Is.EqualTo(5), "40 bytes in records of 8");
+    }
+
+    // The synchronous CopyTo, a record at a time and (past the pipeline's threshold) batch by batch,
+    // with a buffer smaller than a record, and with a body that fails part way: what verified is written.
+    [TestCase(100, 4096, 1000)]
+    [TestCase(3 << 20, 4096, 81920)]
+    [TestCase(3 << 20, 65536, 100)]
+    public void CopyToWritesTheWholeContent(int length, int recordSize, int bufferSize)
+    {
+        byte[] content = Content(length);
+        using var stream = new ContentDecryptingStream(new MemoryStream(ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, recordSize)), Ikm, ContentCoding.Aes256GcmSiv);
+        var output = new MemoryStream();
+        stream.CopyTo(output, bufferSize);
+        Assert.That(output.ToArray(), Is.EqualTo(content));
+        Assert.That(stream.Read(new byte[1]), Is.Zero);
+    }
+
+    [TestCase(100)]
+    [TestCase(3 << 20)]
+    public void CopyToStopsAtADamagedRecordAndKeepsFailing(int length)
+    {
+        const int RecordSize = 4096;
+        byte[] content = Content(length);
+        byte[] body = ContentEncoding.Encrypt(content, Ikm, recordSize: RecordSize);
+        int damaged = (body.Length - 21) / RecordSize / 2;
+        body[21 + damaged * RecordSize + 5] ^= 1;
+
+        using var stream = new ContentDecryptingStream(new MemoryStream(body), Ikm);
+        var output = new MemoryStream();
+        var error = Assert.Throws<ContentEncodingCorruptedException>(() => stream.CopyTo(output))!;
+        Assert.That(error.RecordIndex, Is.EqualTo(damaged));
+        Assert.That(content.AsSpan(0, (int)output.Length).SequenceEqual(output.ToArray()), Is.True, "what was written verified");
+        Assert.That(output.Length, Is.LessThanOrEqualTo(damaged * (RecordSize - 17L)));
+        Assert.Throws<ContentEncodingCorruptedException>(() => stream.CopyTo(new MemoryStream()), "a failed stream stays failed");
+    }
+
+    [Test]
+    public async Task TheEncryptingStreamDisposesTheDestinationUnlessToldToLeaveItOpen()
+    {
+        var closed = new MemoryStream();
+        using (var stream = new ContentEncryptingStream(closed, Ikm))
+        {
+            stream.Write(Content(10));
+        }
+
+        Assert.That(closed.CanWrite, Is.False);
+
+        var open = new MemoryStream();
+        await using (var stream = new ContentEncryptingStream(open, Ikm, leaveOpen: true))
+        {
+            stream.Write(Content(10));
+        }
+
+        Assert.That(open.CanWrite, Is.True);
+        Assert.That(ContentEncoding.Decrypt(open.ToArray(), Ikm), Is.EqualTo(Content(10)));
+
+        var closedAsync = new MemoryStream();
+        await using (var stream = new ContentEncryptingStream(closedAsync, Ikm))
+        {
+            stream.Write(Content(10));
+        }
+
+        Assert.That(closedAsync.CanWrite, Is.False);
+    }
+
+    [Test]
+    public void DisposingTheEncryptingStreamWipesItsKeysAndLaterCallsThrow()
+    {
+        var output = new MemoryStream();
+        var stream = new ContentEncryptingStream(output, Ikm, leaveOpen: true);
+        byte[] nonceBase = NonceBase(Field<ContentEncryptor>(stream, "_encryptor"));
+        stream.Write(Content(10));
+        stream.Dispose();
+
+        Assert.That(nonceBase.All(b => b == 0), Is.True, "the nonce base is wiped");
+        Assert.That(stream.CanWrite, Is.False);
+        Assert.Throws<ObjectDisposedException>(() => stream.Write(Content(1)));
+        Assert.Throws<ObjectDisposedException>(() => stream.Flush());
+        Assert.That(() => stream.FlushAsync(), Throws.TypeOf<ObjectDisposedException>());
+        Assert.Throws<ObjectDisposedException>(() => stream.FlushFinalBlock());
+        Assert.That(async () => await stream.FlushFinalBlockAsync(), Throws.TypeOf<ObjectDisposedException>());
+        long length = output.Length;
+        stream.Dispose();
+        Assert.That(output.Length, Is.EqualTo(length), "a second Dispose writes nothing");
+        Assert.That(ContentEncoding.Decrypt(output.ToArray(), Ikm), Is.EqualTo(Content(10)));
+    }
+
+    // Finished is not disposed: the keys stay until Dispose, and the stream refuses data but can be flushed.
+    [Test]
+    public void AFinishedEncryptingStreamRefusesDataUntilDisposed()
+    {
+        var output = new CountingStream();
+        using var stream = new ContentEncryptingStream(output, Ikm, leaveOpen: true);
+        stream.Write(Content(10));
+        stream.Flush();
+        Assert.That(output.Flushes, Is.EqualTo(1), "Flush reaches the destination before the pipeline starts");
+        stream.FlushFinalBlock();
+        Assert.That(output.Flushes, Is.EqualTo(2), "the last record is flushed out");
+        Assert.That(stream.CanWrite, Is.False);
+        var error = Assert.Throws<InvalidOperationException>(() => stream.Write(Content(1)))!;
+        Assert.That(error.Message, Does.StartWith("The last record has been written"));
+        stream.FlushFinalBlock();
+        Assert.That(output.Flushes, Is.EqualTo(2), "a second FlushFinalBlock does nothing");
+        Assert.That(ContentEncoding.Decrypt(output.ToArray(), Ikm), Is.EqualTo(Content(10)));
+    }
+
+    // Abort leaves the body without its last record, so a receiver rejects it as truncated.
+    [Test]
+    public void AbortLeavesTheBodyTruncated()
+    {
+        var output = new MemoryStream();
+        var stream = new ContentEncryptingStream(output, Ikm, recordSize: 25, leaveOpen: true);
+        stream.Write(Content(30));
+        stream.Abort();
+        Assert.That(stream.CanWrite, Is.False);
+        Assert.Throws<ObjectDisposedException>(() => stream.Write(Content(1)));
+        Assert.Throws<ContentEncodingTruncatedException>(() => ContentEncoding.Decrypt(output.ToArray(), Ikm));
+    }
+
+    [TestCase(false)]
+    [TestCase(true)]
+    public void DisposingTheDecryptingStreamWipesItsKeysAndClosesTheSourceUnlessLeftOpen(bool leaveOpen)
+    {
+        var source = new MemoryStream(ContentEncoding.Encrypt(Content(100), Ikm, recordSize: 50));
+        var unread = new ContentDecryptingStream(new MemoryStream(), Ikm);
+        byte[] ikmCopy = Field<byte[]>(unread, "_inputKeyingMaterial");
+        unread.Dispose();
+        Assert.That(ikmCopy.All(b => b == 0), Is.True, "the keying material is wiped even before the first read");
+
+        var stream = new ContentDecryptingStream(source, Ikm, leaveOpen: leaveOpen);
+        Assert.That(stream.Read(new byte[10]), Is.EqualTo(10));
+        byte[] nonceBase = NonceBase(Field<ContentDecryptor>(stream, "_decryptor"));
+        Assert.That(nonceBase.Any(b => b != 0), Is.True);
+
+        stream.Dispose();
+        Assert.That(nonceBase.All(b => b == 0), Is.True, "the nonce base is wiped");
+        Assert.That(source.CanRead, Is.EqualTo(leaveOpen));
+        Assert.That(stream.CanRead, Is.False);
+        Assert.Throws<ObjectDisposedException>(() => _ = stream.Read(new byte[1]));
+        Assert.That(async () => _ = await stream.ReadAsync(new byte[1]), Throws.TypeOf<ObjectDisposedException>());
+        Assert.Throws<ObjectDisposedException>(() => stream.CopyTo(new MemoryStream()));
+        stream.Dispose();
+    }
+
+    // A keying material given to the constructor is needed only until the header has been read.
+    [Test]
+    public void TheDecryptingStreamWipesItsCopyOfTheKeyingMaterialOnceTheKeysAreDerived()
+    {
+        var stream = new ContentDecryptingStream(new MemoryStream(ContentEncoding.Encrypt(Content(100), Ikm, recordSize: 50)), Ikm);
+        byte[] ikmCopy = Field<byte[]>(stream, "_inputKeyingMaterial");
+        Assert.That(ikmCopy, Is.EqualTo(Ikm));
+        Assert.That(stream.Read(new byte[1]), Is.EqualTo(1));
+        Assert.That(ikmCopy.All(b => b == 0), Is.True);
+        stream.Dispose();
+    }
+
+    private sealed class WriteOnlyStream : MemoryStream
+    {
+        public override bool CanRead => false;
+    }
+
+    private sealed class CountingStream : MemoryStream
+    {
+        public int Flushes { get; private set; }
+
+        public override void Flush()
+        {
+            Flushes++;
+            base.Flush();
+        }
+    }
+}
