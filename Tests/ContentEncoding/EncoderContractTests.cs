@@ -47,6 +47,11 @@ public class EncoderContractTests
         var overlapping = Assert.Throws<ArgumentException>(() => ContentEncoding.Encrypt(shared.AsSpan(0, plaintext.Length), shared, Ikm, recordSize: RecordSize))!;
         Assert.That(overlapping.ParamName, Is.EqualTo("destination"));
         Assert.That(overlapping.Message, Does.Contain("overlap"));
+
+        // Here no record overlaps the piece of plaintext it seals, so only the check of the whole
+        // buffers stops the records from overwriting plaintext not yet read.
+        var behind = Assert.Throws<ArgumentException>(() => ContentEncoding.Encrypt(shared.AsSpan(0, plaintext.Length), shared.AsSpan(100), Ikm, recordSize: RecordSize))!;
+        Assert.That(behind.ParamName, Is.EqualTo("destination"));
     }
 
     [Test]
@@ -66,6 +71,12 @@ public class EncoderContractTests
         Assert.That(overlapping.ParamName, Is.EqualTo("destination"));
 
         Assert.That(ContentEncoding.Decrypt(body, new byte[needed], Ikm), Is.EqualTo(plaintext.Length));
+
+        // A one-record body whose record starts where the destination does: decrypting the record in
+        // place would work, but the body and the destination overlap, which the method refuses.
+        byte[] one = ContentEncoding.Encrypt(plaintext.AsSpan(0, 50), Ikm, recordSize: RecordSize);
+        var inPlace = Assert.Throws<ArgumentException>(() => ContentEncoding.Decrypt(one, one.AsSpan(21), Ikm))!;
+        Assert.That(inPlace.ParamName, Is.EqualTo("destination"));
     }
 
     // The bound is the records' length less 16 per record, a remnant shorter than a tag counting as
@@ -110,7 +121,14 @@ public class EncoderContractTests
         Assert.That(notFull.Message, Does.StartWith("A record other than the last must be exactly the record size: data (5) + delimiter (1) + padding (0) + tag (16) must equal 100."));
         var tooLong = Assert.Throws<ArgumentException>(() => encryptor.EncryptRecord(new byte[80], record, isLastRecord: true, paddingLength: 4))!;
         Assert.That(tooLong.Message, Does.StartWith("The record is longer than the record size: data (80) + delimiter (1) + padding (4) + tag (16) exceeds 100."));
+        var shortDestination = Assert.Throws<ArgumentException>(() => encryptor.EncryptRecord(new byte[10], new byte[26], isLastRecord: true))!;
+        Assert.That(shortDestination.ParamName, Is.EqualTo("destination"));
+        Assert.That(shortDestination.Message, Does.StartWith("The destination is too short: 27 bytes are needed."));
         Assert.That(encryptor.RecordCount, Is.Zero, "a refused record takes no sequence number");
+
+        Assert.That(encryptor.EncryptRecords(ReadOnlyMemory<byte>.Empty, Memory<byte>.Empty, maxDegreeOfParallelism: 4), Is.Zero);
+        Assert.That(encryptor.RecordCount, Is.Zero, "no records, no sequence numbers");
+        Assert.That(encryptor.IsComplete, Is.False);
     }
 
     // The padding is built in the destination, so whatever the destination held before must not reach

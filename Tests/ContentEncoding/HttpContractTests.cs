@@ -114,8 +114,31 @@ public class HttpContractTests
         using HttpClient client = Client(() => Encrypted(inner = EncryptedBody()));
         HttpResponseMessage response = await client.GetAsync("x", HttpCompletionOption.ResponseHeadersRead);
         Assert.That(inner!.Disposed, Is.False);
+        HttpContent decoded = response.Content;
         response.Dispose();
         Assert.That(inner.Disposed, Is.True);
+        Assert.Throws<ObjectDisposedException>(() => decoded.ReadAsStream());
+    }
+
+    // The decoding stream owns the encrypted content's stream: disposing it closes that too.
+    [TestCase(false)]
+    [TestCase(true)]
+    public async Task DisposingTheDecodedStreamClosesTheEncryptedOne(bool async)
+    {
+        var inner = new StreamContent(new TrackingStream(ContentEncoding.Encrypt(Content, Ikm)));
+        inner.Headers.ContentEncoding.Add("aes128gcm");
+        using HttpClient client = Client(() => Encrypted(inner));
+        using HttpResponseMessage response = async
+            ? await client.GetAsync("x", HttpCompletionOption.ResponseHeadersRead)
+            : client.Send(new HttpRequestMessage(HttpMethod.Get, "x"), HttpCompletionOption.ResponseHeadersRead);
+        Stream decoded = async ? await response.Content.ReadAsStreamAsync() : response.Content.ReadAsStream();
+        byte[] first = new byte[100];
+        decoded.ReadExactly(first);
+        Assert.That(first, Is.EqualTo(Content.AsSpan(0, 100).ToArray()));
+        var source = (TrackingStream)typeof(StreamContent).GetField("_content", BindingFlags.NonPublic | BindingFlags.Instance)!.GetValue(inner)!;
+        Assert.That(source.Closed, Is.False);
+        decoded.Dispose();
+        Assert.That(source.Closed, Is.True);
     }
 
     [TestCase("", "no Content-Encoding")]
@@ -212,6 +235,17 @@ public class HttpContractTests
         Assert.That(ikmCopy.All(b => b == 0), Is.True, "the keying material is wiped");
         Assert.That(Assert.Throws<ObjectDisposedException>(() => content.CopyTo(new MemoryStream(), null, CancellationToken.None))!.ObjectName, Is.EqualTo(typeof(EncryptedHttpContent).FullName));
         Assert.That(() => content.CopyToAsync(new MemoryStream()), Throws.TypeOf<ObjectDisposedException>());
+    }
+
+    private sealed class TrackingStream(byte[] bytes) : MemoryStream(bytes, writable: false)
+    {
+        public bool Closed { get; private set; }
+
+        protected override void Dispose(bool disposing)
+        {
+            Closed |= disposing;
+            base.Dispose(disposing);
+        }
     }
 
     private sealed class TrackingContent(byte[] bytes) : ByteArrayContent(bytes)

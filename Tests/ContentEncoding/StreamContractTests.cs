@@ -43,6 +43,10 @@ public class StreamContractTests
         Assert.Throws<ArgumentNullException>(() => stream.Write(null!, 0, 1));
         Assert.Throws<ArgumentOutOfRangeException>(() => stream.Write(new byte[4], 3, 2));
         Assert.That(() => stream.WriteAsync(new byte[4], -1, 2), Throws.TypeOf<ArgumentOutOfRangeException>());
+        Assert.That(() => stream.WriteAsync(null!, 0, 0), Throws.TypeOf<ArgumentNullException>());
+        var unreadable = Assert.Throws<ArgumentException>(() => stream.CopyFrom(new WriteOnlyStream()))!;
+        Assert.That(unreadable.ParamName, Is.EqualTo("source"));
+        Assert.That(unreadable.Message, Does.StartWith("The source stream is not readable."));
     }
 
     [Test]
@@ -69,6 +73,7 @@ public class StreamContractTests
         Assert.Throws<ArgumentNullException>(() => _ = stream.Read(null!, 0, 1));
         Assert.Throws<ArgumentOutOfRangeException>(() => _ = stream.Read(new byte[4], 3, 2));
         Assert.That(() => stream.ReadAsync(new byte[4], -1, 2), Throws.TypeOf<ArgumentOutOfRangeException>());
+        Assert.That(() => stream.ReadAsync(null!, 0, 0), Throws.TypeOf<ArgumentNullException>());
         Assert.Throws<ArgumentNullException>(() => stream.CopyTo(null!));
         Assert.Throws<ArgumentOutOfRangeException>(() => stream.CopyTo(new MemoryStream(), 0));
         Assert.That(stream.RecordCount, Is.Zero, "a refused call reads nothing");
@@ -166,7 +171,9 @@ public class StreamContractTests
 
         Assert.That(nonceBase.All(b => b == 0), Is.True, "the nonce base is wiped");
         Assert.That(stream.CanWrite, Is.False);
-        Assert.Throws<ObjectDisposedException>(() => stream.Write(Content(1)));
+        Assert.That(Field<byte[]?>(stream, "_record"), Is.Null, "the record buffer went back to the pool, which wipes it");
+        string expected = typeof(ContentEncryptingStream).FullName!;
+        Assert.That(Assert.Throws<ObjectDisposedException>(() => stream.Write(Content(1)))!.ObjectName, Is.EqualTo(expected));
         Assert.Throws<ObjectDisposedException>(() => stream.Flush());
         Assert.That(() => stream.FlushAsync(), Throws.TypeOf<ObjectDisposedException>());
         Assert.Throws<ObjectDisposedException>(() => stream.FlushFinalBlock());
@@ -174,6 +181,19 @@ public class StreamContractTests
         long length = output.Length;
         stream.Dispose();
         Assert.That(output.Length, Is.EqualTo(length), "a second Dispose writes nothing");
+        Assert.That(ContentEncoding.Decrypt(output.ToArray(), Ikm), Is.EqualTo(Content(10)));
+    }
+
+    [Test]
+    public async Task DisposeAsyncWipesTheKeysToo()
+    {
+        var output = new MemoryStream();
+        var stream = new ContentEncryptingStream(output, Ikm, leaveOpen: true);
+        byte[] nonceBase = NonceBase(Field<ContentEncryptor>(stream, "_encryptor"));
+        await stream.WriteAsync(Content(10));
+        await stream.DisposeAsync();
+        Assert.That(nonceBase.All(b => b == 0), Is.True, "the nonce base is wiped");
+        Assert.That(Field<byte[]?>(stream, "_record"), Is.Null);
         Assert.That(ContentEncoding.Decrypt(output.ToArray(), Ikm), Is.EqualTo(Content(10)));
     }
 
@@ -186,13 +206,15 @@ public class StreamContractTests
         stream.Write(Content(10));
         stream.Flush();
         Assert.That(output.Flushes, Is.EqualTo(1), "Flush reaches the destination before the pipeline starts");
+        stream.FlushAsync().GetAwaiter().GetResult();
+        Assert.That(output.Flushes, Is.EqualTo(2), "so does FlushAsync");
         stream.FlushFinalBlock();
-        Assert.That(output.Flushes, Is.EqualTo(2), "the last record is flushed out");
+        Assert.That(output.Flushes, Is.EqualTo(3), "the last record is flushed out");
         Assert.That(stream.CanWrite, Is.False);
         var error = Assert.Throws<InvalidOperationException>(() => stream.Write(Content(1)))!;
         Assert.That(error.Message, Does.StartWith("The last record has been written"));
         stream.FlushFinalBlock();
-        Assert.That(output.Flushes, Is.EqualTo(2), "a second FlushFinalBlock does nothing");
+        Assert.That(output.Flushes, Is.EqualTo(3), "a second FlushFinalBlock does nothing");
         Assert.That(ContentEncoding.Decrypt(output.ToArray(), Ikm), Is.EqualTo(Content(10)));
     }
 
@@ -228,9 +250,11 @@ public class StreamContractTests
         Assert.That(nonceBase.All(b => b == 0), Is.True, "the nonce base is wiped");
         Assert.That(source.CanRead, Is.EqualTo(leaveOpen));
         Assert.That(stream.CanRead, Is.False);
-        Assert.Throws<ObjectDisposedException>(() => _ = stream.Read(new byte[1]));
-        Assert.That(async () => _ = await stream.ReadAsync(new byte[1]), Throws.TypeOf<ObjectDisposedException>());
-        Assert.Throws<ObjectDisposedException>(() => stream.CopyTo(new MemoryStream()));
+        Assert.That(Field<byte[]?>(stream, "_record"), Is.Null, "the record buffer went back to the pool, which wipes it");
+        string expected = typeof(ContentDecryptingStream).FullName!;
+        Assert.That(Assert.Throws<ObjectDisposedException>(() => _ = stream.Read(new byte[1]))!.ObjectName, Is.EqualTo(expected));
+        Assert.That(async () => _ = await stream.ReadAsync(new byte[1]), Throws.TypeOf<ObjectDisposedException>().With.Property("ObjectName").EqualTo(expected));
+        Assert.That(Assert.Throws<ObjectDisposedException>(() => stream.CopyTo(new MemoryStream()))!.ObjectName, Is.EqualTo(expected));
         stream.Dispose();
     }
 
@@ -244,6 +268,27 @@ public class StreamContractTests
         Assert.That(stream.Read(new byte[1]), Is.EqualTo(1));
         Assert.That(ikmCopy.All(b => b == 0), Is.True);
         stream.Dispose();
+    }
+
+    // A record that fails leaves nothing in the stream's buffer: neither the plaintext of the records
+    // before it nor its own bytes.
+    [TestCase(false)]
+    [TestCase(true)]
+    public async Task AFailedRecordLeavesTheBufferWiped(bool async)
+    {
+        byte[] body = ContentEncoding.Encrypt(Content(200), Ikm, recordSize: 50);
+        body[21 + 50 + 3] ^= 1;
+        using var stream = new ContentDecryptingStream(new MemoryStream(body), Ikm);
+        byte[] one = new byte[1];
+        Assert.That(async ? await stream.ReadAsync(one) : stream.Read(one), Is.EqualTo(1));
+        Assert.That(Field<byte[]>(stream, "_record").Any(b => b != 0), Is.True, "the first record's plaintext is buffered");
+
+        var error = async
+            ? await Assert.ThrowsAsync<ContentEncodingCorruptedException>(async () => { while (await stream.ReadAsync(one) > 0) { } })
+            : Assert.Throws<ContentEncodingCorruptedException>(() => { while (stream.Read(one) > 0) { } });
+        Assert.That(error!.RecordIndex, Is.EqualTo(1));
+        Assert.That(Field<byte[]>(stream, "_record").All(b => b == 0), Is.True, "the buffer is wiped");
+        Assert.That(async () => _ = await stream.ReadAsync(one), Throws.TypeOf<ContentEncodingCorruptedException>(), "and the stream stays failed");
     }
 
     private sealed class WriteOnlyStream : MemoryStream
