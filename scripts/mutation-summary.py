@@ -68,7 +68,11 @@ def load(paths):
                 k = key(m)
                 if m["status"] not in TESTED:
                     continue
-                if k not in mutants or mutants[k]["status"] in UNDETECTED:
+                # A later report's verdict replaces an undetected one, except that a mutant some
+                # report's tests covered (survived) stays covered when a smaller subset reaches
+                # none of its tests (no coverage).
+                if k not in mutants or (mutants[k]["status"] in UNDETECTED
+                                        and not (mutants[k]["status"] == "Survived" and m["status"] == "NoCoverage")):
                     mutants[k] = m
     return files
 
