@@ -112,14 +112,16 @@ public class StreamContractTests
         Assert.That(stream.Read(new byte[1]), Is.Zero);
     }
 
-    [TestCase(100)]
-    [TestCase(3 << 20)]
-    public void CopyToStopsAtADamagedRecordAndKeepsFailing(int length)
+    // Record 1900 of 8 MiB fails in a batch the pipeline has used before, where the lengths of the
+    // records past the failure are left from the earlier use: none of them may count as data.
+    [TestCase(100, 0)]
+    [TestCase(3 << 20, 380)]
+    [TestCase(8 << 20, 1900)]
+    public void CopyToStopsAtADamagedRecordAndKeepsFailing(int length, int damaged)
     {
         const int RecordSize = 4096;
         byte[] content = Content(length);
         byte[] body = ContentEncoding.Encrypt(content, Ikm, recordSize: RecordSize);
-        int damaged = (body.Length - 21) / RecordSize / 2;
         body[21 + damaged * RecordSize + 5] ^= 1;
 
         using var stream = new ContentDecryptingStream(new MemoryStream(body), Ikm);
