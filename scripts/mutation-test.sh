@@ -17,7 +17,10 @@
 #                                                     docs/testing.md reports for GcmSiv.cs and the parsers
 #   scripts/mutation-test.sh --subset <name> ...       with the subset in scripts/mutation-<name>-tests.txt (--core is
 #                                                     --subset core); the staged whole-folder runs use internal-fast
-#                                                     then internal-wide, content-encoding-fast then -wide
+#                                                     then internal-wide, content-encoding-fast then -wide; primitives
+#                                                     (vectors, Wycheproof, hardware against portable) first for the
+#                                                     AES and POLYVAL files; content-encoding-contracts over what the
+#                                                     record layer's stages left
 #
 # A whole folder runs in two stages (docs/testing.md, "Staged runs"): a fast subset over every
 # mutant, then a wider one over what the first left undetected, which scripts/mutation-summary.py
