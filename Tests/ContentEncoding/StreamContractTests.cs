@@ -176,6 +176,7 @@ public class StreamContractTests
         Assert.That(Field<byte[]?>(stream, "_record"), Is.Null, "the record buffer went back to the pool, which wipes it");
         string expected = typeof(ContentEncryptingStream).FullName!;
         Assert.That(Assert.Throws<ObjectDisposedException>(() => stream.Write(Content(1)))!.ObjectName, Is.EqualTo(expected));
+        Assert.That(async () => await stream.WriteAsync(Content(1)), Throws.TypeOf<ObjectDisposedException>().With.Property("ObjectName").EqualTo(expected));
         Assert.Throws<ObjectDisposedException>(() => stream.Flush());
         Assert.That(() => stream.FlushAsync(), Throws.TypeOf<ObjectDisposedException>());
         Assert.Throws<ObjectDisposedException>(() => stream.FlushFinalBlock());
@@ -215,6 +216,7 @@ public class StreamContractTests
         Assert.That(stream.CanWrite, Is.False);
         var error = Assert.Throws<InvalidOperationException>(() => stream.Write(Content(1)))!;
         Assert.That(error.Message, Does.StartWith("The last record has been written"));
+        Assert.That(async () => await stream.WriteAsync(Content(1)), Throws.InvalidOperationException);
         stream.FlushFinalBlock();
         Assert.That(output.Flushes, Is.EqualTo(3), "a second FlushFinalBlock does nothing");
         Assert.That(ContentEncoding.Decrypt(output.ToArray(), Ikm), Is.EqualTo(Content(10)));
