@@ -147,6 +147,34 @@ public class EncoderContractTests
         Assert.That(ContentEncoding.Decrypt(body, Ikm, coding), Is.EqualTo("abc"u8.ToArray()));
     }
 
+    // AES-GCM is not safe for concurrent calls, so each worker of a parallel batch but the first gets a
+    // sibling cipher with its own AEAD and a copy of the key: Dispose wipes and disposes them all.
+    [Test]
+    public void TheAesGcmCipherGivesWorkersSiblingsAndDisposeWipesThemAll()
+    {
+        RecordCipher cipher = RecordCipher.Create(ContentCoding.Aes128Gcm, Ikm, Salt);
+        Assert.That(cipher.ForWorker(0), Is.SameAs(cipher));
+        RecordCipher sibling = cipher.ForWorker(5);
+        Assert.That(sibling, Is.Not.SameAs(cipher));
+        Assert.That(cipher.ForWorker(5), Is.SameAs(sibling), "made once, then kept");
+
+        // The sibling seals as the cipher does.
+        byte[] plaintext = [1, 2, 3], ciphertext = new byte[3], tag = new byte[16], viaSibling = new byte[3], siblingTag = new byte[16];
+        cipher.Seal(7, plaintext, ciphertext, tag);
+        sibling.Seal(7, plaintext, viaSibling, siblingTag);
+        Assert.That((viaSibling, siblingTag), Is.EqualTo((ciphertext, tag)));
+
+        FieldInfo keyField = cipher.GetType().GetField("_key", BindingFlags.NonPublic | BindingFlags.Instance)!;
+        var key = (byte[])keyField.GetValue(cipher)!;
+        var siblingKey = (byte[])keyField.GetValue(sibling)!;
+        Assert.That(key.Any(b => b != 0) && siblingKey.Any(b => b != 0), Is.True);
+
+        cipher.Dispose();
+        Assert.That(key.All(b => b == 0), Is.True, "the key is wiped");
+        Assert.That(siblingKey.All(b => b == 0), Is.True, "and the sibling's copy");
+        Assert.Throws<ObjectDisposedException>(() => sibling.Seal(8, plaintext, viaSibling, siblingTag), "the sibling's AEAD is disposed");
+    }
+
     [TestCase(ContentCoding.Aes128Gcm)]
     [TestCase(ContentCoding.Aes256GcmSiv)]
     public void DisposeReleasesTheKeysAndLaterCallsNameTheEncryptor(ContentCoding coding)
