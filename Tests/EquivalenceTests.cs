@@ -84,6 +84,21 @@ public class EquivalenceTests
     /// the same table one power at a time. Entry by entry they must agree, for each count of powers,
     /// so that a wrong pair is named here rather than found through a wrong tag.
     /// </summary>
+    // The portable AES checks its own arguments (the public type checks first, so only a caller inside
+    // the library could pass these): key and counter-block sizes, the round count, the lengths.
+    [Test]
+    public void PortableAesRefusesBadArguments()
+    {
+        var schedule = new AesKeySchedule();
+        Assert.That(Assert.Throws<ArgumentException>(() => AesPortable.ExpandKey(new byte[24], ref schedule))!.ParamName, Is.EqualTo("key"));
+        AesPortable.ExpandKey(new byte[16], ref schedule);
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => AesPortable.EncryptBlocks(schedule, 12, new byte[16], new byte[16]))!.ParamName, Is.EqualTo("rounds"));
+        Assert.That(Assert.Throws<ArgumentException>(() => AesPortable.EncryptBlocks(schedule, 10, new byte[16], new byte[32]))!.ParamName, Is.EqualTo("output"));
+        Assert.That(Assert.Throws<ArgumentException>(() => AesPortable.EncryptBlocks(schedule, 10, new byte[15], new byte[15]))!.ParamName, Is.EqualTo("input"));
+        Assert.That(Assert.Throws<ArgumentException>(() => AesPortable.Ctr32(schedule, 10, new byte[15], new byte[16], new byte[16]))!.ParamName, Is.EqualTo("counterBlock"));
+        Assert.That(Assert.Throws<ArgumentException>(() => AesPortable.Ctr32(schedule, 10, new byte[16], new byte[16], new byte[17]))!.ParamName, Is.EqualTo("output"));
+    }
+
     [TestCase(1)]
     [TestCase(8)]
     [TestCase(16)]
