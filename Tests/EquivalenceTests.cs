@@ -99,6 +99,17 @@ public class EquivalenceTests
         Assert.That(() => AesPortable.Ctr32(schedule, 10, new byte[16], new byte[16], new byte[17]), Throws.ArgumentException.With.Property("ParamName").EqualTo("output").And.Message.StartsWith("Input and output lengths differ."));
     }
 
+    // The same for the portable POLYVAL: the key and accumulator sizes and the input length.
+    [Test]
+    public void PortablePolyvalRefusesBadArguments()
+    {
+        var key = new PolyvalKey();
+        Assert.That(() => PolyvalPortable.Init(new byte[15], 1, ref key), Throws.ArgumentException.With.Property("ParamName").EqualTo("h").And.Message.StartsWith("POLYVAL key must be 16 bytes."));
+        PolyvalPortable.Init(new byte[16], 1, ref key);
+        Assert.That(() => PolyvalPortable.Update(key, new byte[15], new byte[16]), Throws.ArgumentException.With.Property("ParamName").EqualTo("accumulator").And.Message.StartsWith("Accumulator must be 16 bytes."));
+        Assert.That(() => PolyvalPortable.Update(key, new byte[16], new byte[17]), Throws.ArgumentException.With.Property("ParamName").EqualTo("blocks").And.Message.StartsWith("Input length must be a multiple of 16."));
+    }
+
     [TestCase(1)]
     [TestCase(8)]
     [TestCase(16)]
