@@ -2,6 +2,7 @@
 // end to end, over every length 0..300 (every 16/64/128/256-byte boundary), the lengths around
 // decryption's 8 KiB chunks, and large odd lengths up to 1 MiB, plus the VPCLMULQDQ POLYVAL key
 // table entry by entry. Inputs come from a seeded generator; the seed is in every failure message.
+// Also the portable primitives' own argument checks, the reference every comparison here rests on.
 
 using System;
 using System.Collections.Generic;
@@ -79,11 +80,6 @@ public class EquivalenceTests
         }
     }
 
-    /// <summary>
-    /// The VPCLMULQDQ backend makes its POLYVAL key table two powers at a time; the 128-bit body makes
-    /// the same table one power at a time. Entry by entry they must agree, for each count of powers,
-    /// so that a wrong pair is named here rather than found through a wrong tag.
-    /// </summary>
     // The portable AES checks its own arguments (the public type checks first, so only a caller inside
     // the library could pass these): key and counter-block sizes, the round count, the lengths.
     [Test]
@@ -110,6 +106,11 @@ public class EquivalenceTests
         Assert.That(() => PolyvalPortable.Update(key, new byte[16], new byte[17]), Throws.ArgumentException.With.Property("ParamName").EqualTo("blocks").And.Message.StartsWith("Input length must be a multiple of 16."));
     }
 
+    /// <summary>
+    /// The VPCLMULQDQ backend makes its POLYVAL key table two powers at a time; the 128-bit body makes
+    /// the same table one power at a time. Entry by entry they must agree, for each count of powers,
+    /// so that a wrong pair is named here rather than found through a wrong tag.
+    /// </summary>
     [TestCase(1)]
     [TestCase(8)]
     [TestCase(16)]

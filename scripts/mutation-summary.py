@@ -18,8 +18,11 @@ in stages (docs/testing.md, "Staged runs"): first with a fast subset of the test
 a larger subset over only the mutants the first left undetected. --undetected prints those
 mutants as `--mutate` patterns with character spans (Stryker.NET's `<glob>{start..end}`), to pass
 to scripts/mutation-test.sh. Given several reports, this script merges them in order: a mutant a
-later report detected counts as detected. A test that fails in a subset fails in the whole suite,
-so the merged score is what the suite would give, short of the tests no subset ran.
+later report detected counts as detected (and one a report's tests covered stays "survived", not
+"no coverage", when a later, smaller subset covers it no more). A test that fails in a subset fails
+in the whole suite, so the merged score is what the suite would give, short of the tests no subset
+ran; but Stryker counts a timeout as detected, and on a loaded machine an equivalent mutant can
+time out (docs/testing.md, "The AES and POLYVAL files").
 """
 import collections
 import glob

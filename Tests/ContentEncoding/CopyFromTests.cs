@@ -151,7 +151,7 @@ public class CopyFromTests
         Assert.That(() => encrypting.CopyFrom(new MemoryStream([1])), Throws.TypeOf<ObjectDisposedException>());
     }
 
-    private sealed class UnreadableStream : MemoryStream
+    internal sealed class UnreadableStream : MemoryStream
     {
         public override bool CanRead => false;
     }

@@ -5,7 +5,6 @@
 
 using System;
 using System.Linq;
-using System.Reflection;
 using Cryptography;
 using Cryptography.Internal;
 using NUnit.Framework;
@@ -97,8 +96,8 @@ public class DecoderContractTests
     {
         (byte[] first, _, ContentEncodingHeader header) = TwoRecords(coding);
         var decryptor = new ContentDecryptor(header, Ikm, coding);
-        var cipher = (RecordCipher)typeof(ContentDecryptor).GetField("_cipher", BindingFlags.NonPublic | BindingFlags.Instance)!.GetValue(decryptor)!;
-        var nonceBase = (byte[])typeof(RecordCipher).GetField("_nonceBase", BindingFlags.NonPublic | BindingFlags.Instance)!.GetValue(cipher)!;
+        var cipher = Internals.Field<RecordCipher>(decryptor, "_cipher");
+        byte[] nonceBase = Internals.NonceBase(decryptor);
         Assert.That(nonceBase.Any(b => b != 0), Is.True);
 
         decryptor.Dispose();

@@ -5,7 +5,6 @@
 
 using System;
 using System.Linq;
-using System.Reflection;
 using Cryptography;
 using Cryptography.Internal;
 using NUnit.Framework;
@@ -164,9 +163,8 @@ public class EncoderContractTests
         sibling.Seal(7, plaintext, viaSibling, siblingTag);
         Assert.That((viaSibling, siblingTag), Is.EqualTo((ciphertext, tag)));
 
-        FieldInfo keyField = cipher.GetType().GetField("_key", BindingFlags.NonPublic | BindingFlags.Instance)!;
-        var key = (byte[])keyField.GetValue(cipher)!;
-        var siblingKey = (byte[])keyField.GetValue(sibling)!;
+        byte[] key = Internals.Field<byte[]>(cipher, "_key");
+        byte[] siblingKey = Internals.Field<byte[]>(sibling, "_key");
         Assert.That(key.Any(b => b != 0) && siblingKey.Any(b => b != 0), Is.True);
 
         cipher.Dispose();
@@ -180,8 +178,7 @@ public class EncoderContractTests
     public void DisposeReleasesTheKeysAndLaterCallsNameTheEncryptor(ContentCoding coding)
     {
         var encryptor = new ContentEncryptor(Ikm, coding, RecordSize, salt: Salt);
-        var cipher = (RecordCipher)typeof(ContentEncryptor).GetField("_cipher", BindingFlags.NonPublic | BindingFlags.Instance)!.GetValue(encryptor)!;
-        var nonceBase = (byte[])typeof(RecordCipher).GetField("_nonceBase", BindingFlags.NonPublic | BindingFlags.Instance)!.GetValue(cipher)!;
+        byte[] nonceBase = Internals.NonceBase(encryptor);
         Assert.That(nonceBase.Any(b => b != 0), Is.True);
 
         encryptor.Dispose();

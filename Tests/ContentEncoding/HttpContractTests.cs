@@ -8,7 +8,6 @@ using System.IO;
 using System.Linq;
 using System.Net;
 using System.Net.Http;
-using System.Reflection;
 using System.Threading;
 using System.Threading.Tasks;
 using Cryptography;
@@ -135,7 +134,7 @@ public class HttpContractTests
         byte[] first = new byte[100];
         decoded.ReadExactly(first);
         Assert.That(first, Is.EqualTo(Content.AsSpan(0, 100).ToArray()));
-        var source = (TrackingStream)typeof(StreamContent).GetField("_content", BindingFlags.NonPublic | BindingFlags.Instance)!.GetValue(inner)!;
+        var source = Internals.Field<TrackingStream>(inner, "_content");
         Assert.That(source.Closed, Is.False);
         decoded.Dispose();
         Assert.That(source.Closed, Is.True);
@@ -228,7 +227,7 @@ public class HttpContractTests
     {
         var inner = new TrackingContent(Content);
         var content = new EncryptedHttpContent(inner, Ikm);
-        var ikmCopy = (byte[])typeof(EncryptedHttpContent).GetField("_inputKeyingMaterial", BindingFlags.NonPublic | BindingFlags.Instance)!.GetValue(content)!;
+        var ikmCopy = Internals.Field<byte[]>(content, "_inputKeyingMaterial");
         Assert.That(ikmCopy, Is.EqualTo(Ikm));
         content.Dispose();
         Assert.That(inner.Disposed, Is.True);

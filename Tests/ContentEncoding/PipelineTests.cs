@@ -251,9 +251,9 @@ public class PipelineTests
         }
     }
 
-    /// <summary>A destination that fails while the background stage writes: the error reaches the caller.</summary>
-    // Early, the fault stops the writes; in the body's last bytes, after every batch has been handed
-    // over, only the final flush can report it, and must.
+    /// <summary>A destination that fails while the background stage writes: the error reaches the caller.
+    /// Early, the fault stops the writes; in the body's last bytes, after every batch has been handed
+    /// over, only the final flush can report it, and must.</summary>
     [Test]
     public void ADestinationFaultSurfaces([Values(false, true)] bool isAsync, [Values(false, true)] bool inTheLastWrite)
     {

@@ -6,10 +6,8 @@
 using System;
 using System.IO;
 using System.Linq;
-using System.Reflection;
 using System.Threading.Tasks;
 using Cryptography;
-using Cryptography.Internal;
 using NUnit.Framework;
 
 namespace Tests.ContentEncodingTests;
@@ -20,13 +18,6 @@ public class StreamContractTests
     private static readonly byte[] Ikm = Enumerable.Range(0, 16).Select(i => (byte)(i * 5 + 7)).ToArray();
 
     private static byte[] Content(int length) => Enumerable.Range(0, length).Select(i => (byte)(i * 31 + (i >> 8))).ToArray();
-
-    private static T Field<T>(object owner, string name, Type? declaredBy = null) =>
-        (T)(declaredBy ?? owner.GetType()).GetField(name, BindingFlags.NonPublic | BindingFlags.Instance)!.GetValue(owner)!;
-
-    // The cipher is a subclass of RecordCipher, which declares the nonce base.
-    private static byte[] NonceBase(object encryptorOrDecryptor) =>
-        Field<byte[]>(Field<RecordCipher>(encryptorOrDecryptor, "_cipher"), "_nonceBase", typeof(RecordCipher));
 
     [Test]
     public void TheEncryptingStreamChecksItsArguments()
@@ -44,7 +35,7 @@ public class StreamContractTests
         Assert.Throws<ArgumentOutOfRangeException>(() => stream.Write(new byte[4], 3, 2));
         Assert.That(() => stream.WriteAsync(new byte[4], -1, 2), Throws.TypeOf<ArgumentOutOfRangeException>());
         Assert.That(() => stream.WriteAsync(null!, 0, 0), Throws.TypeOf<ArgumentNullException>());
-        var unreadable = Assert.Throws<ArgumentException>(() => stream.CopyFrom(new WriteOnlyStream()))!;
+        var unreadable = Assert.Throws<ArgumentException>(() => stream.CopyFrom(new CopyFromTests.UnreadableStream()))!;
         Assert.That(unreadable.ParamName, Is.EqualTo("source"));
         Assert.That(unreadable.Message, Does.StartWith("The source stream is not readable."));
     }
@@ -62,7 +53,7 @@ public class StreamContractTests
         Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => new ContentDecryptingStream(new MemoryStream(body), keys, maxRecordSize: 17))!.ParamName, Is.EqualTo("maxRecordSize"));
         Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => new ContentDecryptingStream(new MemoryStream(body), Ikm) { MaxDegreeOfParallelism = 0 })!.ParamName, Is.EqualTo("value"));
 
-        var unreadable = new WriteOnlyStream();
+        var unreadable = new CopyFromTests.UnreadableStream();
         var notReadable = Assert.Throws<ArgumentException>(() => new ContentDecryptingStream(unreadable, Ikm))!;
         Assert.That(notReadable.ParamName, Is.EqualTo("source"));
         Assert.That(notReadable.Message, Does.StartWith("The source stream is not readable."));
@@ -98,7 +89,7 @@ public class StreamContractTests
     }
 
     // The synchronous CopyTo, a record at a time and (past the pipeline's threshold) batch by batch,
-    // with a buffer smaller than a record, and with a body that fails part way: what verified is written.
+    // with a buffer smaller than a record.
     [TestCase(100, 4096, 1000)]
     [TestCase(3 << 20, 4096, 81920)]
     [TestCase(3 << 20, 65536, 100)]
@@ -167,13 +158,13 @@ public class StreamContractTests
     {
         var output = new MemoryStream();
         var stream = new ContentEncryptingStream(output, Ikm, leaveOpen: true);
-        byte[] nonceBase = NonceBase(Field<ContentEncryptor>(stream, "_encryptor"));
+        byte[] nonceBase = Internals.NonceBase(Internals.Field<ContentEncryptor>(stream, "_encryptor"));
         stream.Write(Content(10));
         stream.Dispose();
 
         Assert.That(nonceBase.All(b => b == 0), Is.True, "the nonce base is wiped");
         Assert.That(stream.CanWrite, Is.False);
-        Assert.That(Field<byte[]?>(stream, "_record"), Is.Null, "the record buffer went back to the pool, which wipes it");
+        Assert.That(Internals.Field<byte[]?>(stream, "_record"), Is.Null, "the record buffer went back to the pool, which wipes it");
         string expected = typeof(ContentEncryptingStream).FullName!;
         Assert.That(Assert.Throws<ObjectDisposedException>(() => stream.Write(Content(1)))!.ObjectName, Is.EqualTo(expected));
         Assert.That(async () => await stream.WriteAsync(Content(1)), Throws.TypeOf<ObjectDisposedException>().With.Property("ObjectName").EqualTo(expected));
@@ -192,11 +183,11 @@ public class StreamContractTests
     {
         var output = new MemoryStream();
         var stream = new ContentEncryptingStream(output, Ikm, leaveOpen: true);
-        byte[] nonceBase = NonceBase(Field<ContentEncryptor>(stream, "_encryptor"));
+        byte[] nonceBase = Internals.NonceBase(Internals.Field<ContentEncryptor>(stream, "_encryptor"));
         await stream.WriteAsync(Content(10));
         await stream.DisposeAsync();
         Assert.That(nonceBase.All(b => b == 0), Is.True, "the nonce base is wiped");
-        Assert.That(Field<byte[]?>(stream, "_record"), Is.Null);
+        Assert.That(Internals.Field<byte[]?>(stream, "_record"), Is.Null);
         Assert.That(ContentEncoding.Decrypt(output.ToArray(), Ikm), Is.EqualTo(Content(10)));
     }
 
@@ -241,20 +232,20 @@ public class StreamContractTests
     {
         var source = new MemoryStream(ContentEncoding.Encrypt(Content(100), Ikm, recordSize: 50));
         var unread = new ContentDecryptingStream(new MemoryStream(), Ikm);
-        byte[] ikmCopy = Field<byte[]>(unread, "_inputKeyingMaterial");
+        byte[] ikmCopy = Internals.Field<byte[]>(unread, "_inputKeyingMaterial");
         unread.Dispose();
         Assert.That(ikmCopy.All(b => b == 0), Is.True, "the keying material is wiped even before the first read");
 
         var stream = new ContentDecryptingStream(source, Ikm, leaveOpen: leaveOpen);
         Assert.That(stream.Read(new byte[10]), Is.EqualTo(10));
-        byte[] nonceBase = NonceBase(Field<ContentDecryptor>(stream, "_decryptor"));
+        byte[] nonceBase = Internals.NonceBase(Internals.Field<ContentDecryptor>(stream, "_decryptor"));
         Assert.That(nonceBase.Any(b => b != 0), Is.True);
 
         stream.Dispose();
         Assert.That(nonceBase.All(b => b == 0), Is.True, "the nonce base is wiped");
         Assert.That(source.CanRead, Is.EqualTo(leaveOpen));
         Assert.That(stream.CanRead, Is.False);
-        Assert.That(Field<byte[]?>(stream, "_record"), Is.Null, "the record buffer went back to the pool, which wipes it");
+        Assert.That(Internals.Field<byte[]?>(stream, "_record"), Is.Null, "the record buffer went back to the pool, which wipes it");
         string expected = typeof(ContentDecryptingStream).FullName!;
         Assert.That(Assert.Throws<ObjectDisposedException>(() => _ = stream.Read(new byte[1]))!.ObjectName, Is.EqualTo(expected));
         Assert.That(async () => _ = await stream.ReadAsync(new byte[1]), Throws.TypeOf<ObjectDisposedException>().With.Property("ObjectName").EqualTo(expected));
@@ -267,7 +258,7 @@ public class StreamContractTests
     public void TheDecryptingStreamWipesItsCopyOfTheKeyingMaterialOnceTheKeysAreDerived()
     {
         var stream = new ContentDecryptingStream(new MemoryStream(ContentEncoding.Encrypt(Content(100), Ikm, recordSize: 50)), Ikm);
-        byte[] ikmCopy = Field<byte[]>(stream, "_inputKeyingMaterial");
+        byte[] ikmCopy = Internals.Field<byte[]>(stream, "_inputKeyingMaterial");
         Assert.That(ikmCopy, Is.EqualTo(Ikm));
         Assert.That(stream.Read(new byte[1]), Is.EqualTo(1));
         Assert.That(ikmCopy.All(b => b == 0), Is.True);
@@ -285,19 +276,14 @@ public class StreamContractTests
         using var stream = new ContentDecryptingStream(new MemoryStream(body), Ikm);
         byte[] one = new byte[1];
         Assert.That(async ? await stream.ReadAsync(one) : stream.Read(one), Is.EqualTo(1));
-        Assert.That(Field<byte[]>(stream, "_record").Any(b => b != 0), Is.True, "the first record's plaintext is buffered");
+        Assert.That(Internals.Field<byte[]>(stream, "_record").Any(b => b != 0), Is.True, "the first record's plaintext is buffered");
 
         var error = async
             ? await Assert.ThrowsAsync<ContentEncodingCorruptedException>(async () => { while (await stream.ReadAsync(one) > 0) { } })
             : Assert.Throws<ContentEncodingCorruptedException>(() => { while (stream.Read(one) > 0) { } });
         Assert.That(error!.RecordIndex, Is.EqualTo(1));
-        Assert.That(Field<byte[]>(stream, "_record").All(b => b == 0), Is.True, "the buffer is wiped");
+        Assert.That(Internals.Field<byte[]>(stream, "_record").All(b => b == 0), Is.True, "the buffer is wiped");
         Assert.That(async () => _ = await stream.ReadAsync(one), Throws.TypeOf<ContentEncodingCorruptedException>(), "and the stream stays failed");
-    }
-
-    private sealed class WriteOnlyStream : MemoryStream
-    {
-        public override bool CanRead => false;
     }
 
     private sealed class CountingStream : MemoryStream
