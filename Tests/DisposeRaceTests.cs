@@ -135,6 +135,48 @@ public class DisposeRaceTests
         result.AssertClean("AES-GCM-SIV record cipher");
     }
 
+    // Issue 31, defect 1: an AES-GCM batch gives each worker thread its own AesGcm made from a kept
+    // copy of the key. Made while Dispose was wiping that copy, a worker's AesGcm sealed records under
+    // an all-zero key and nonce base, and EncryptRecords returned them as if nothing had happened
+    // (79 of 64,544 calls before the fix). Every call that returns must have sealed every record
+    // under the real key: each record is opened with an independent cipher at its sequence number.
+    [TestCase(ContentCoding.Aes128Gcm)]
+    [TestCase(ContentCoding.Aes256GcmSiv)]
+    public void DisposeRacingAParallelRecordBatchNeverSealsUnderAWipedKey(ContentCoding coding)
+    {
+        const int RecordSize = 64, Records = 16, Threads = 4;
+        byte[] keyingMaterial = RandomNumberGenerator.GetBytes(32), salt = RandomNumberGenerator.GetBytes(16);
+        int maxData = RecordSize - 17;
+        byte[] data = RandomNumberGenerator.GetBytes(maxData * Records);
+        using RecordCipher reference = RecordCipher.Create(coding, keyingMaterial, salt);
+
+        RaceResult result = Race(
+            () => new ContentEncryptor(keyingMaterial, coding, RecordSize, salt: salt),
+            () =>
+            {
+                byte[] records = new byte[RecordSize * Records], opened = new byte[maxData + 1];
+                return (encryptor, call) =>
+                {
+                    long first = encryptor.RecordCount;
+                    encryptor.EncryptRecords(data, records, Threads);
+                    for (int i = 0; i < Records; i++)
+                    {
+                        ReadOnlySpan<byte> record = records.AsSpan(i * RecordSize, RecordSize);
+                        if (!reference.TryOpen(first + i, record[..(maxData + 1)], record[(maxData + 1)..], opened)
+                            || !opened.AsSpan(0, maxData).SequenceEqual(data.AsSpan(i * maxData, maxData)))
+                        {
+                            return false;
+                        }
+                    }
+
+                    return true;
+                };
+            },
+            schedule: null);
+
+        result.AssertClean($"ContentEncryptor.EncryptRecords ({coding}, {Threads} threads)");
+    }
+
     private sealed class RaceResult
     {
         public int Races;

@@ -114,6 +114,7 @@ internal abstract class RecordCipher : IDisposable
         private readonly byte[] _key;
         private AesGcmRecordCipher?[]? _siblings;
         private readonly Lock _siblingsLock = new();
+        private bool _disposed;
 
         public AesGcmRecordCipher(ReadOnlySpan<byte> key)
         {
@@ -123,7 +124,9 @@ internal abstract class RecordCipher : IDisposable
         }
 
         // Workers ask from their own threads, so the siblings are found or made under a lock; a worker
-        // asks once per chunk of records, not per record, and the lock is rarely contended.
+        // asks once per chunk of records, not per record, and the lock is rarely contended. Dispose
+        // takes the same lock: a sibling made from _key while Dispose wiped it sealed records under
+        // an all-zero key and nonce base (issue 31, defect 1), so once disposed none is made.
         public override RecordCipher ForWorker(int worker)
         {
             if (worker == 0)
@@ -133,6 +136,7 @@ internal abstract class RecordCipher : IDisposable
 
             lock (_siblingsLock)
             {
+                ObjectDisposedException.ThrowIf(_disposed, this);
                 _siblings ??= new AesGcmRecordCipher?[Math.Max(worker + 1, Environment.ProcessorCount)];
                 if (worker >= _siblings.Length)
                 {
@@ -150,19 +154,30 @@ internal abstract class RecordCipher : IDisposable
             }
         }
 
+        // A worker already holding a sibling finds its AesGcm disposed (ObjectDisposedException), as
+        // this one's: AesGcm refuses calls after Dispose, so none computes with a wiped key.
         public override void Dispose()
         {
-            _aead.Dispose();
-            CryptographicOperations.ZeroMemory(_key);
-            if (_siblings is { } siblings)
+            lock (_siblingsLock)
             {
-                foreach (AesGcmRecordCipher? sibling in siblings)
+                if (_disposed)
                 {
-                    sibling?.Dispose();
+                    return;
                 }
-            }
 
-            base.Dispose();
+                _disposed = true;
+                _aead.Dispose();
+                CryptographicOperations.ZeroMemory(_key);
+                if (_siblings is { } siblings)
+                {
+                    foreach (AesGcmRecordCipher? sibling in siblings)
+                    {
+                        sibling?.Dispose();
+                    }
+                }
+
+                base.Dispose();
+            }
         }
 
         protected override void Seal(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag) =>
