@@ -82,14 +82,26 @@ public static class ContentEncoding
     /// <param name="recordSize">The record size.</param>
     /// <param name="keyIdLength">The key id's length, 0 to 255.</param>
     /// <returns>Header plus records: 21 + key id + plaintext + 17 per record, with at least one record.</returns>
-    /// <exception cref="ArgumentOutOfRangeException">An argument is out of range.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">An argument is out of range, or the body would be longer than <see cref="long.MaxValue"/> bytes.</exception>
     public static long GetEncryptedLength(long plaintextLength, int recordSize = DefaultRecordSize, int keyIdLength = 0)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(plaintextLength);
         ArgumentOutOfRangeException.ThrowIfNegative(keyIdLength);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(keyIdLength, 255);
         ValidateRecordSize(recordSize, nameof(recordSize));
-        return ContentEncodingHeader.FixedLength + keyIdLength + plaintextLength + (1 + TagSize) * RecordCount(plaintextLength, recordSize);
+        return TryGetEncryptedLength(plaintextLength, recordSize, keyIdLength, out long length)
+            ? length
+            : throw new ArgumentOutOfRangeException(nameof(plaintextLength), plaintextLength, ContentEncodingMessages.EncryptedLengthOverflow);
+    }
+
+    // The 17 bytes each record adds can take a length near long.MaxValue past it: that is no length
+    // (issue 31, defect 6: it came out negative, and EncryptedHttpContent sent it as Content-Length).
+    internal static bool TryGetEncryptedLength(long plaintextLength, int recordSize, int keyIdLength, out long length)
+    {
+        Int128 total = (Int128)ContentEncodingHeader.FixedLength + keyIdLength + plaintextLength + ((Int128)(1 + TagSize) * RecordCount(plaintextLength, recordSize));
+        bool fits = total <= long.MaxValue;
+        length = fits ? (long)total : 0;
+        return fits;
     }
 
     /// <summary>Encrypts a whole body.</summary>
@@ -249,7 +261,7 @@ public static class ContentEncoding
     private static long RecordCount(long plaintextLength, int recordSize)
     {
         int maxData = recordSize - 1 - TagSize;
-        return Math.Max(1, (plaintextLength + maxData - 1) / maxData);
+        return plaintextLength == 0 ? 1 : ((plaintextLength - 1) / maxData) + 1;
     }
 
     // Each record's plaintext (data, delimiter, padding) is its length less the tag; a remnant shorter

@@ -32,5 +32,6 @@ internal static class ContentEncodingMessages
     public const string BatchRecordsLength = "The records ({0} bytes) must be a whole number of records of {1} bytes each.";
     public const string BatchLengthsTooShort = "The lengths span holds {0} entries; the batch has {1} records.";
     public const string OverlappingBatch = "The input and the destination of a batch must not overlap.";
+    public const string EncryptedLengthOverflow = "The encrypted body would be longer than Int64.MaxValue bytes.";
     public const string Padding = "The padding length must not be negative.";
 }

@@ -129,12 +129,12 @@ public sealed class EncryptedHttpContent : HttpContent
 
     /// <summary>Computes the encrypted length when the inner content's length is known.</summary>
     /// <param name="length">The encrypted body's length.</param>
-    /// <returns><see langword="true"/> when the inner content has a known length.</returns>
+    /// <returns><see langword="true"/> when the inner content has a known length and the encrypted one fits in an <see cref="long"/>.</returns>
     protected override bool TryComputeLength(out long length)
     {
-        if (_content.Headers.ContentLength is long plaintextLength)
+        if (_content.Headers.ContentLength is long plaintextLength
+            && ContentEncoding.TryGetEncryptedLength(plaintextLength, _recordSize, _keyId.Length, out length))
         {
-            length = ContentEncoding.GetEncryptedLength(plaintextLength, _recordSize, _keyId.Length);
             return true;
         }
 

@@ -5,6 +5,7 @@
 
 using System;
 using System.Linq;
+using System.Net.Http;
 using Cryptography;
 using Cryptography.Internal;
 using NUnit.Framework;
@@ -26,6 +27,24 @@ public class EncoderContractTests
         Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncoding.GetEncryptedLength(0, RecordSize, -1))!.ParamName, Is.EqualTo("keyIdLength"));
         Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncoding.GetEncryptedLength(0, RecordSize, 256))!.ParamName, Is.EqualTo("keyIdLength"));
         Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncoding.GetEncryptedLength(0, 17))!.ParamName, Is.EqualTo("recordSize"));
+    }
+
+    // Issue 31, defect 6: near long.MaxValue the 17 bytes per record took the length past it, and
+    // it came out negative (EncryptedHttpContent sent that as Content-Length). With 18-byte records
+    // (one byte of data each) a body is 21 + 18 n bytes: the largest n that fits, then one more.
+    [Test]
+    public void GetEncryptedLengthRefusesABodyLongerThanInt64()
+    {
+        long largest = (long.MaxValue - 21) / 18;
+        Assert.That(ContentEncoding.GetEncryptedLength(largest, 18), Is.EqualTo(21 + (18 * largest)));
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncoding.GetEncryptedLength(largest + 1, 18))!.ParamName, Is.EqualTo("plaintextLength"));
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncoding.GetEncryptedLength(long.MaxValue))!.ParamName, Is.EqualTo("plaintextLength"));
+        Assert.That(ContentEncoding.GetEncryptedLength(long.MaxValue / 2, ContentEncoding.MaxRecordSize), Is.GreaterThan(long.MaxValue / 2));
+
+        var inner = new ByteArrayContent([]);
+        inner.Headers.ContentLength = long.MaxValue;
+        using var content = new EncryptedHttpContent(inner, new byte[16]);
+        Assert.That(content.Headers.ContentLength, Is.Null, "a length that does not fit is unknown, not negative");
     }
 
     [Test]
