@@ -384,6 +384,76 @@ public sealed class ContentDecryptingStream : Stream
         }
     }
 
+    /// <summary>Writes the verified, decrypted data to <paramref name="destination"/>; once a background task
+    /// opens the records, each batch goes out from where it was decrypted, without a copy.</summary>
+    /// <param name="destination">The stream to write to.</param>
+    /// <param name="bufferSize">The buffer size while the data comes a record at a time.</param>
+    /// <param name="cancellationToken">Cancels the reads from the source and the writes to <paramref name="destination"/>.</param>
+    /// <returns>A task that completes when the whole verified content has been written.</returns>
+    /// <exception cref="ContentEncodingException">The body fails; the data before the failure has been written.</exception>
+    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
+    /// <remarks>The buffer is pinned and wiped before it is released, as for <see cref="CopyTo(Stream, int)"/>;
+    /// <see cref="Stream"/>'s own implementation would leave the plaintext in a shared pool.</remarks>
+    public override async Task CopyToAsync(Stream destination, int bufferSize, CancellationToken cancellationToken)
+    {
+        ValidateCopyToArguments(destination, bufferSize);
+        ThrowIfUnusable();
+        byte[] buffer = PinnedBuffers.Rent(bufferSize);
+        try
+        {
+            while (true)
+            {
+                if (_pipeline is not null)
+                {
+                    ReadOnlyMemory<byte> chunk;
+                    try
+                    {
+                        chunk = await NextChunkAsync(int.MaxValue, cancellationToken).ConfigureAwait(false);
+                    }
+                    catch (ContentEncodingException exception)
+                    {
+                        throw Fail(exception);
+                    }
+
+                    if (chunk.IsEmpty)
+                    {
+                        return;
+                    }
+
+                    await destination.WriteAsync(chunk, cancellationToken).ConfigureAwait(false);
+                    continue;
+                }
+
+                int read = await ReadAsync(buffer.AsMemory(0, bufferSize), cancellationToken).ConfigureAwait(false);
+                if (read == 0)
+                {
+                    return;
+                }
+
+                await destination.WriteAsync(buffer.AsMemory(0, read), cancellationToken).ConfigureAwait(false);
+            }
+        }
+        finally
+        {
+            PinnedBuffers.Return(buffer);
+        }
+    }
+
+    /// <summary>Wipes the keys and the buffers and disposes the source unless it was to be left open,
+    /// without blocking a thread while the background task (if one runs) stops.</summary>
+    /// <returns>A task that completes when the stream has been released.</returns>
+    public override async ValueTask DisposeAsync()
+    {
+        if (!_disposed && _pipeline is { } pipeline)
+        {
+            _pipeline = null;
+            _batch = null;
+            await pipeline.DisposeAsync().ConfigureAwait(false);
+        }
+
+        Dispose();
+    }
+
     /// <summary>Does nothing: the stream is read-only.</summary>
     public override void Flush()
     {

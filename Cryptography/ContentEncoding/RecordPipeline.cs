@@ -334,25 +334,57 @@ internal sealed class OpeningPipeline : IDisposable
 
     public void Dispose()
     {
-        _stop.Cancel();
-        _free.Writer.TryComplete();
-        _filled.Writer.TryComplete();
-        _ready.Writer.TryComplete();
-
-        // The reader may be blocked in a read from the source (a pipe that does not end), which no
-        // token interrupts; the caller disposes the source after this, which ends that read. Then
-        // the tasks' end wipes the buffers, as this does at once when they have stopped.
-        Task both = Task.WhenAll(_reader, _opener);
+        Task both = Stop();
         bool stopped;
         try
         {
-            stopped = both.Wait(TimeSpan.FromSeconds(1));
+            stopped = both.Wait(StopWait);
         }
         catch (AggregateException)
         {
             stopped = true;
         }
 
+        Wipe(both, stopped);
+    }
+
+    /// <inheritdoc cref="Dispose"/>
+    public async ValueTask DisposeAsync()
+    {
+        Task both = Stop();
+        bool stopped = true;
+        try
+        {
+            await both.WaitAsync(StopWait).ConfigureAwait(false);
+        }
+        catch (TimeoutException)
+        {
+            stopped = false;
+        }
+        catch (Exception)
+        {
+            // The tasks ended; their errors were handed to the caller already.
+        }
+
+        Wipe(both, stopped);
+    }
+
+    // The reader may be blocked in a read from the source (a pipe that does not end), which no
+    // token interrupts; the caller disposes the source after this, which ends that read. Then
+    // the tasks' end wipes the buffers, as this does at once when they have stopped.
+    private static readonly TimeSpan StopWait = TimeSpan.FromSeconds(1);
+
+    private Task Stop()
+    {
+        _stop.Cancel();
+        _free.Writer.TryComplete();
+        _filled.Writer.TryComplete();
+        _ready.Writer.TryComplete();
+        return Task.WhenAll(_reader, _opener);
+    }
+
+    private void Wipe(Task both, bool stopped)
+    {
         if (!stopped)
         {
             both.ContinueWith(_ => WipeAll(), CancellationToken.None, TaskContinuationOptions.None, TaskScheduler.Default);

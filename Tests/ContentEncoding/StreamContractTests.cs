@@ -4,6 +4,7 @@
 // these untested: a build with the line changed passed the rest of the suite.
 
 using System;
+using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using System.Threading.Tasks;
@@ -101,6 +102,129 @@ public class StreamContractTests
         stream.CopyTo(output, bufferSize);
         Assert.That(output.ToArray(), Is.EqualTo(content));
         Assert.That(stream.Read(new byte[1]), Is.Zero);
+    }
+
+    // Issue 31, defect 3: CopyToAsync was Stream's own, which copies through a buffer from
+    // ArrayPool<byte>.Shared and returns it uncleared, so verified plaintext stayed in the shared pool
+    // (and so behind ContentDecryptingHandler). Every buffer the destination is handed must hold
+    // nothing once the stream is disposed; the async copy writes the same content as the sync one.
+    [TestCase(100, 4096, 1000, 1)]
+    [TestCase(3 << 20, 4096, 81920, 2)]
+    [TestCase(3 << 20, 65536, 100, 1)]
+    public async Task CopyToAsyncWritesTheWholeContentAndLeavesNoPlaintextInItsBuffers(int length, int recordSize, int bufferSize, int threads)
+    {
+        byte[] content = Content(length);
+        byte[] body = ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, recordSize);
+        var output = new BufferWatchingStream();
+        await using (var stream = new ContentDecryptingStream(new MemoryStream(body), Ikm, ContentCoding.Aes256GcmSiv) { MaxDegreeOfParallelism = threads })
+        {
+            await stream.CopyToAsync(output, bufferSize);
+            Assert.That(output.ToArray(), Is.EqualTo(content));
+            Assert.That(await stream.ReadAsync(new byte[1]), Is.Zero);
+        }
+
+        Assert.That(output.Writes, Is.Not.Empty);
+        foreach (ArraySegment<byte> written in output.Writes)
+        {
+            Assert.That(written.All(b => b == 0), Is.True, $"the {written.Count} bytes written from a {written.Array!.Length}-byte buffer are still in it");
+        }
+    }
+
+    // DisposeAsync was Stream's own, which calls Dispose: with the background reader stuck in a read
+    // from a source that sends nothing more, it blocked the calling thread for a second.
+    [Test]
+    public async Task DisposeAsyncDoesNotBlockWhileTheBackgroundReaderIsStuck()
+    {
+        byte[] body = ContentEncoding.Encrypt(Content(4 << 20), Ikm, ContentCoding.Aes256GcmSiv, 4096);
+        var source = new StallingSource(body.AsSpan(0, 3 << 20).ToArray());
+        var stream = new ContentDecryptingStream(source, Ikm, ContentCoding.Aes256GcmSiv) { MaxDegreeOfParallelism = 2 };
+        byte[] buffer = new byte[1 << 16];
+        for (int total = 0; total < (2 << 20);)
+        {
+            total += await stream.ReadAsync(buffer);
+        }
+
+        ValueTask disposing = stream.DisposeAsync();
+        Assert.That(disposing.IsCompleted, Is.False, "DisposeAsync returned only after waiting for the stuck reader");
+        await disposing;
+        Assert.That(source.Disposed, Is.True);
+    }
+
+    /// <summary>A source that sends its bytes, then blocks every read until it is disposed.</summary>
+    private sealed class StallingSource(byte[] data) : Stream
+    {
+        private readonly System.Threading.ManualResetEventSlim _disposed = new();
+        private int _position;
+
+        public bool Disposed => _disposed.IsSet;
+
+        public override bool CanRead => true;
+
+        public override bool CanSeek => false;
+
+        public override bool CanWrite => false;
+
+        public override long Length => throw new NotSupportedException();
+
+        public override long Position { get => throw new NotSupportedException(); set => throw new NotSupportedException(); }
+
+        public override int Read(Span<byte> buffer)
+        {
+            int read = Math.Min(buffer.Length, data.Length - _position);
+            data.AsSpan(_position, read).CopyTo(buffer);
+            _position += read;
+            if (read == 0)
+            {
+                _disposed.Wait();
+            }
+
+            return read;
+        }
+
+        public override int Read(byte[] buffer, int offset, int count) => Read(buffer.AsSpan(offset, count));
+
+        public override ValueTask<int> ReadAsync(Memory<byte> buffer, System.Threading.CancellationToken cancellationToken = default) => new(Read(buffer.Span));
+
+        public override void Flush() => throw new NotSupportedException();
+
+        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+
+        public override void SetLength(long value) => throw new NotSupportedException();
+
+        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+
+        protected override void Dispose(bool disposing)
+        {
+            _disposed.Set();
+            base.Dispose(disposing);
+        }
+    }
+
+    /// <summary>A MemoryStream that remembers where in which array each write took its bytes from.</summary>
+    private sealed class BufferWatchingStream : MemoryStream
+    {
+        public List<ArraySegment<byte>> Writes { get; } = [];
+
+        public override void Write(byte[] buffer, int offset, int count)
+        {
+            Writes.Add(new(buffer, offset, count));
+            base.Write(buffer, offset, count);
+        }
+
+        public override void Write(ReadOnlySpan<byte> buffer) => throw new NotSupportedException("spans hide their array");
+
+        public override ValueTask WriteAsync(ReadOnlyMemory<byte> buffer, System.Threading.CancellationToken cancellationToken = default)
+        {
+            Assert.That(System.Runtime.InteropServices.MemoryMarshal.TryGetArray(buffer, out ArraySegment<byte> segment), Is.True);
+            Writes.Add(segment);
+            return base.WriteAsync(buffer, cancellationToken);
+        }
+
+        public override Task WriteAsync(byte[] buffer, int offset, int count, System.Threading.CancellationToken cancellationToken)
+        {
+            Writes.Add(new(buffer, offset, count));
+            return base.WriteAsync(buffer, offset, count, cancellationToken);
+        }
     }
 
     // Record 1900 of 8 MiB fails in a batch the pipeline has used before, where the lengths of the
