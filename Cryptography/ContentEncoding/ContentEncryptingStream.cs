@@ -25,7 +25,10 @@ namespace Cryptography;
 /// <see cref="Stream.Dispose()"/> and <see cref="DisposeAsync"/> write the last record (as
 /// <see cref="System.Security.Cryptography.CryptoStream"/> and <see cref="System.IO.Compression.GZipStream"/> do).
 /// When the data source failed half way, call <see cref="Abort"/> instead, so that the receiver sees a
-/// truncated body and rejects it rather than a complete body that is shorter than intended.</para>
+/// truncated body and rejects it rather than a complete body that is shorter than intended. A failed or
+/// cancelled write to the destination does the same by itself: records may be lost part way, so every
+/// later call throws <see cref="InvalidOperationException"/> and disposing writes no last record. An
+/// exception from the source of <see cref="CopyFrom"/> loses nothing, and the copy may be resumed.</para>
 /// <para>Memory: one record buffer of the record size for the first 1 MiB of data. A larger body (with
 /// records of at most 512 KiB) is sealed in batches of about 512 KiB on up to <see cref="MaxDegreeOfParallelism"/>
 /// threads by a background task, which also writes to the destination while the caller writes the next
@@ -49,6 +52,13 @@ public sealed class ContentEncryptingStream : Stream
     private bool _headerWritten;
     private bool _finished;
     private bool _disposed;
+
+    // A write to the destination (or a hand-over to the pipeline) that failed or was cancelled part
+    // way: records or data may be lost between what was taken and what went out, so the body can no
+    // longer be finished. Sticky, as age's stream keeps its error: every later call throws, and
+    // Dispose writes no last record, so the receiver sees a truncated body (issue 31, defect 2: a
+    // cancelled CopyFromAsync dropped a batch, and the resumed body verified without it).
+    private Exception? _fault;
 
     /// <summary>Creates a stream that writes an encrypted body to <paramref name="destination"/>.</summary>
     /// <param name="destination">The stream that receives the body.</param>
@@ -117,7 +127,7 @@ public sealed class ContentEncryptingStream : Stream
 
     /// <summary>Encrypts <paramref name="buffer"/>, writing each record to the destination once it is known not to be the last.</summary>
     /// <param name="buffer">The data.</param>
-    /// <exception cref="InvalidOperationException">The last record has been written.</exception>
+    /// <exception cref="InvalidOperationException">The last record has been written, or an earlier write to the destination failed.</exception>
     /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
     public override void Write(ReadOnlySpan<byte> buffer)
     {
@@ -154,7 +164,7 @@ public sealed class ContentEncryptingStream : Stream
     /// <param name="buffer">The data.</param>
     /// <param name="cancellationToken">Cancels the writes to the destination.</param>
     /// <returns>A task that completes when the data has been taken.</returns>
-    /// <exception cref="InvalidOperationException">The last record has been written.</exception>
+    /// <exception cref="InvalidOperationException">The last record has been written, or an earlier write to the destination failed.</exception>
     /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
     public override async ValueTask WriteAsync(ReadOnlyMemory<byte> buffer, CancellationToken cancellationToken = default)
     {
@@ -192,7 +202,7 @@ public sealed class ContentEncryptingStream : Stream
     /// <returns>The number of bytes read from <paramref name="source"/>.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="source"/> is <see langword="null"/>.</exception>
     /// <exception cref="ArgumentException"><paramref name="source"/> is not readable.</exception>
-    /// <exception cref="InvalidOperationException">The last record has been written.</exception>
+    /// <exception cref="InvalidOperationException">The last record has been written, or an earlier write to the destination failed.</exception>
     /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
     /// <remarks>An exception from <paramref name="source"/> leaves what was read before it in the stream,
     /// to be followed by more data or dropped with <see cref="Abort"/>.</remarks>
@@ -216,7 +226,16 @@ public sealed class ContentEncryptingStream : Stream
                 read = ReadInto(source, pipeline, next);
                 if (read > 0)
                 {
-                    pipeline.Submit(_record!, _count, isLast: false);
+                    try
+                    {
+                        pipeline.Submit(_record!, _count, isLast: false);
+                    }
+                    catch (Exception exception)
+                    {
+                        _fault ??= exception;   // the data just read into next is lost with it
+                        throw;
+                    }
+
                     _record = next;
                     _count = read;
                 }
@@ -256,7 +275,16 @@ public sealed class ContentEncryptingStream : Stream
                 read = await ReadIntoAsync(source, pipeline, next, cancellationToken).ConfigureAwait(false);
                 if (read > 0)
                 {
-                    await pipeline.SubmitAsync(_record!, _count, isLast: false, cancellationToken).ConfigureAwait(false);
+                    try
+                    {
+                        await pipeline.SubmitAsync(_record!, _count, isLast: false, cancellationToken).ConfigureAwait(false);
+                    }
+                    catch (Exception exception)
+                    {
+                        _fault ??= exception;   // the data just read into next is lost with it
+                        throw;
+                    }
+
                     _record = next;
                     _count = read;
                 }
@@ -299,21 +327,31 @@ public sealed class ContentEncryptingStream : Stream
 
     /// <summary>Writes the last record (and the header, if nothing was written yet) and flushes the destination.
     /// Later writes throw; calling it again does nothing.</summary>
+    /// <exception cref="InvalidOperationException">An earlier write to the destination failed: the body cannot be finished.</exception>
     /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
     public void FlushFinalBlock()
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
+        ThrowIfFaulted();
         if (!_finished)
         {
-            if (_pipeline is { } pipeline)
+            try
             {
-                pipeline.Submit(_record!, _count, isLast: true);
-                _record = null;
-                pipeline.Finish();
+                if (_pipeline is { } pipeline)
+                {
+                    pipeline.Submit(_record!, _count, isLast: true);
+                    _record = null;
+                    pipeline.Finish();
+                }
+                else
+                {
+                    WriteOut(SealRecord(isLast: true));
+                }
             }
-            else
+            catch (Exception exception)
             {
-                WriteOut(SealRecord(isLast: true));
+                _fault ??= exception;
+                throw;
             }
 
             _finished = true;
@@ -327,17 +365,26 @@ public sealed class ContentEncryptingStream : Stream
     public async ValueTask FlushFinalBlockAsync(CancellationToken cancellationToken = default)
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
+        ThrowIfFaulted();
         if (!_finished)
         {
-            if (_pipeline is { } pipeline)
+            try
             {
-                await pipeline.SubmitAsync(_record!, _count, isLast: true, cancellationToken).ConfigureAwait(false);
-                _record = null;
-                await pipeline.FinishAsync().ConfigureAwait(false);
+                if (_pipeline is { } pipeline)
+                {
+                    await pipeline.SubmitAsync(_record!, _count, isLast: true, cancellationToken).ConfigureAwait(false);
+                    _record = null;
+                    await pipeline.FinishAsync().ConfigureAwait(false);
+                }
+                else
+                {
+                    await WriteOutAsync(SealRecord(isLast: true), cancellationToken).ConfigureAwait(false);
+                }
             }
-            else
+            catch (Exception exception)
             {
-                await WriteOutAsync(SealRecord(isLast: true), cancellationToken).ConfigureAwait(false);
+                _fault ??= exception;
+                throw;
             }
 
             _finished = true;
@@ -385,7 +432,7 @@ public sealed class ContentEncryptingStream : Stream
 
         try
         {
-            if (!_finished)
+            if (!_finished && _fault is null)
             {
                 await FlushFinalBlockAsync().ConfigureAwait(false);
             }
@@ -415,7 +462,7 @@ public sealed class ContentEncryptingStream : Stream
 
         try
         {
-            if (!_finished)
+            if (!_finished && _fault is null)
             {
                 FlushFinalBlock();
             }
@@ -456,6 +503,32 @@ public sealed class ContentEncryptingStream : Stream
     // and past the first 1 MiB of records start the pipeline.
     private void Advance()
     {
+        try
+        {
+            AdvanceCore();
+        }
+        catch (Exception exception)
+        {
+            _fault ??= exception;
+            throw;
+        }
+    }
+
+    private async ValueTask AdvanceAsync(CancellationToken cancellationToken)
+    {
+        try
+        {
+            await AdvanceCoreAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception exception)
+        {
+            _fault ??= exception;
+            throw;
+        }
+    }
+
+    private void AdvanceCore()
+    {
         if (_pipeline is { } pipeline)
         {
             pipeline.Submit(_record!, _count, isLast: false);
@@ -473,7 +546,7 @@ public sealed class ContentEncryptingStream : Stream
         }
     }
 
-    private async ValueTask AdvanceAsync(CancellationToken cancellationToken)
+    private async ValueTask AdvanceCoreAsync(CancellationToken cancellationToken)
     {
         if (_pipeline is { } pipeline)
         {
@@ -580,9 +653,18 @@ public sealed class ContentEncryptingStream : Stream
         }
     }
 
+    private void ThrowIfFaulted()
+    {
+        if (_fault is { } fault)
+        {
+            throw new InvalidOperationException(ContentEncodingMessages.EncryptingStreamFaulted, fault);
+        }
+    }
+
     private void ThrowIfNotWritable()
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
+        ThrowIfFaulted();
         if (_finished)
         {
             throw new InvalidOperationException("The last record has been written; the stream takes no more data.");

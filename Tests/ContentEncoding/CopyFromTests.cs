@@ -109,6 +109,118 @@ public class CopyFromTests
         Assert.That(output.ToArray().AsSpan().SequenceEqual(Expected(content, ContentCoding.Aes256GcmSiv, 4096)), "the body differs from the one-shot call's");
     }
 
+    // Issue 31, defect 2: the destination stalls, the caller cancels CopyFromAsync while it waits for
+    // room in the pipeline, then resumes and finishes. The stream had read data into a free buffer
+    // before the wait and dropped it on cancellation: the body verified with 524,152 bytes missing
+    // from the middle. Whatever the stream does after such a fault, the receiver must never accept a
+    // body that lacks data: either the resumed body is whole, or it fails to decrypt.
+    [Test]
+    [CancelAfter(60_000)]
+    public async Task ACancelledCopyFromAsyncNeverLeavesABodyThatVerifiesWithDataMissing()
+    {
+        byte[] content = Content(8 << 20);
+        var destination = new StallingDestination(stallAfter: 2 << 20);
+        var source = new MemoryStream(content);
+        var encrypting = new ContentEncryptingStream(destination, Ikm, ContentCoding.Aes256GcmSiv, 4096, leaveOpen: true) { MaxDegreeOfParallelism = 2 };
+        using (var cancel = new System.Threading.CancellationTokenSource())
+        {
+            Task copy = encrypting.CopyFromAsync(source, cancel.Token).AsTask();
+            await destination.Stalled;
+            await Task.Delay(200);
+            cancel.Cancel();
+            await Assert.CatchAsync<OperationCanceledException>(async () => await copy);
+        }
+
+        destination.Release();
+        bool finished = false;
+        try
+        {
+            await encrypting.CopyFromAsync(source);
+            await encrypting.FlushFinalBlockAsync();
+            finished = true;
+        }
+        catch (InvalidOperationException)
+        {
+            // The stream refuses to go on after losing track of what reached the destination.
+        }
+        finally
+        {
+            await encrypting.DisposeAsync();
+        }
+
+        byte[] body = destination.ToArray();
+        if (finished)
+        {
+            Assert.That(ContentEncoding.Decrypt(body, Ikm, ContentCoding.Aes256GcmSiv).AsSpan().SequenceEqual(content), Is.True, "the resumed body verified but its content differs");
+        }
+        else
+        {
+            Assert.Throws<ContentEncodingTruncatedException>(() => ContentEncoding.Decrypt(body, Ikm, ContentCoding.Aes256GcmSiv));
+        }
+    }
+
+    /// <summary>A destination whose writes wait, once <paramref name="stallAfter"/> bytes are in, until released.</summary>
+    private sealed class StallingDestination(int stallAfter) : Stream
+    {
+        private readonly MemoryStream _written = new();
+        private readonly TaskCompletionSource _stalled = new(TaskCreationOptions.RunContinuationsAsynchronously);
+        private readonly TaskCompletionSource _released = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        public Task Stalled => _stalled.Task;
+
+        public override bool CanRead => false;
+
+        public override bool CanSeek => false;
+
+        public override bool CanWrite => true;
+
+        public override long Length => throw new NotSupportedException();
+
+        public override long Position { get => throw new NotSupportedException(); set => throw new NotSupportedException(); }
+
+        public void Release() => _released.TrySetResult();
+
+        public byte[] ToArray() => _written.ToArray();
+
+        public override void Write(ReadOnlySpan<byte> buffer)
+        {
+            Wait(System.Threading.CancellationToken.None).GetAwaiter().GetResult();
+            _written.Write(buffer);
+        }
+
+        public override void Write(byte[] buffer, int offset, int count) => Write(buffer.AsSpan(offset, count));
+
+        public override async ValueTask WriteAsync(ReadOnlyMemory<byte> buffer, System.Threading.CancellationToken cancellationToken = default)
+        {
+            await Wait(cancellationToken);
+            _written.Write(buffer.Span);
+        }
+
+        public override Task WriteAsync(byte[] buffer, int offset, int count, System.Threading.CancellationToken cancellationToken) =>
+            WriteAsync(buffer.AsMemory(offset, count), cancellationToken).AsTask();
+
+        public override void Flush()
+        {
+        }
+
+        public override int Read(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+
+        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+
+        public override void SetLength(long value) => throw new NotSupportedException();
+
+        private Task Wait(System.Threading.CancellationToken cancellationToken)
+        {
+            if (_written.Length < stallAfter)
+            {
+                return Task.CompletedTask;
+            }
+
+            _stalled.TrySetResult();
+            return _released.Task.WaitAsync(cancellationToken);
+        }
+    }
+
     /// <summary>More faults than the pipeline has buffers, each retried: a read that fails gives its
     /// buffer back, or the copy would wait for a free one for ever.</summary>
     [Test]
