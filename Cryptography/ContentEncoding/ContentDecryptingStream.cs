@@ -4,7 +4,8 @@
 // source is counted as it arrives, so an exception from the source leaves nothing half done.
 // A record's plaintext is released only after its tag verified and its padding checked; end of
 // data is reported only after a record marked as the last one was opened and nothing followed it.
-// Past the first 1 MiB of records (RecordPipeline.StartBytes) an OpeningPipeline (RecordPipeline.cs) takes over:
+// When the caller opts in (MaxDegreeOfParallelism > 1), past the first 1 MiB of records
+// (RecordPipeline.StartBytes) an OpeningPipeline (RecordPipeline.cs) takes over:
 // background stages read ahead and open batches on several threads, under the same rules.
 
 using System;
@@ -37,7 +38,8 @@ namespace Cryptography;
 /// doubles only when the data received fills it, up to the body's record size (at most
 /// <c>maxRecordSize</c>): a header announcing a large record size costs nothing until the data
 /// arrives. From a seekable source (a file, a <see cref="MemoryStream"/>) it grows at once to what the
-/// source still holds, up to the record size, since those bytes exist already. Past the first 1 MiB of a body with records of at most 512 KiB, a background task reads
+/// source still holds, up to the record size, since those bytes exist already. With <see cref="MaxDegreeOfParallelism"/>
+/// above 1, past the first 1 MiB of a body with records of at most 512 KiB, a background task reads
 /// ahead and opens batches of about 512 KiB on up to <see cref="MaxDegreeOfParallelism"/> threads
 /// while the caller reads the batch before: then the stream holds eight buffers of about 512 KiB.
 /// An instance is not safe for concurrent use. Disposing wipes the keys and the buffers.</para>
@@ -136,8 +138,9 @@ public sealed class ContentDecryptingStream : Stream
     public long RecordCount => _decryptor?.RecordCount ?? 0;
 
     /// <summary>Gets or sets how many threads may open records at once in a body larger than about 1 MiB
-    /// (a background task reads ahead and opens batches while the caller reads). The default is the
-    /// number of processors.</summary>
+    /// (a background task reads ahead and opens batches while the caller reads). The default, 1, starts
+    /// no background work: records are read and opened on the caller's thread, in one record buffer.
+    /// Above 1 is for a caller with cores to spare for one large body, such as a file tool.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is less than 1.</exception>
     public int MaxDegreeOfParallelism
     {
@@ -627,7 +630,7 @@ public sealed class ContentDecryptingStream : Stream
     // pipeline takes over the reading and opening.
     private bool PipelineIsDue() =>
         _decryptor is { } decryptor && _recordReceived == 0 && !_probePending && !_endOfBody && _plaintextEnd == _plaintextStart
-        && RecordPipeline.Applies(decryptor.Header.RecordSize)
+        && RecordPipeline.Applies(_maxDegreeOfParallelism, decryptor.Header.RecordSize)
         && decryptor.RecordCount * (decryptor.Header.RecordSize - ContentEncoding.TagSize) >= RecordPipeline.StartBytes;
 
     private void StartPipeline(bool async)

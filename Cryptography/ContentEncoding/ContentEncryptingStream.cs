@@ -2,7 +2,8 @@
 // on an underlying stream, in constant memory: one record buffer, pinned (so the garbage collector
 // leaves no copy of the plaintext behind), from PinnedBuffers, and wiped before it goes back. A full
 // record is sealed only when more data arrives, because only then is it known not to be the last;
-// FlushFinalBlock (or Dispose) seals the last one. Past the first 1 MiB of records (RecordPipeline.StartBytes) a
+// FlushFinalBlock (or Dispose) seals the last one. When the caller opts in (MaxDegreeOfParallelism > 1),
+// past the first 1 MiB of records (RecordPipeline.StartBytes) a
 // SealingPipeline (RecordPipeline.cs) takes over: the caller fills batches while a background stage
 // seals them on several threads and writes them, so large bodies use the machine's cores.
 
@@ -29,8 +30,8 @@ namespace Cryptography;
 /// cancelled write to the destination does the same by itself: records may be lost part way, so every
 /// later call throws <see cref="InvalidOperationException"/> and disposing writes no last record. An
 /// exception from the source of <see cref="CopyFrom"/> loses nothing, and the copy may be resumed.</para>
-/// <para>Memory: one record buffer of the record size for the first 1 MiB of data. A larger body (with
-/// records of at most 512 KiB) is sealed in batches of about 512 KiB on up to <see cref="MaxDegreeOfParallelism"/>
+/// <para>Memory: one record buffer of the record size. With <see cref="MaxDegreeOfParallelism"/> above 1,
+/// past the first 1 MiB of data a body (with records of at most 512 KiB) is sealed in batches of about 512 KiB on up to <see cref="MaxDegreeOfParallelism"/>
 /// threads by a background task, which also writes to the destination while the caller writes the next
 /// data: then the stream holds five buffers of about 512 KiB. An error of the destination surfaces at the
 /// next call. An instance is not safe for concurrent use. Disposing wipes the keys and the buffers.</para>
@@ -89,7 +90,8 @@ public sealed class ContentEncryptingStream : Stream
 
     /// <summary>Gets or sets how many threads may seal records at once in a body larger than about 1 MiB
     /// (the calling thread is not one of them: a background task seals and writes while the caller writes).
-    /// The default is the number of processors.</summary>
+    /// The default, 1, starts no background work: the stream seals on the caller's thread, in one record
+    /// buffer. Above 1 is for a caller with cores to spare for one large body, such as a file tool.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is less than 1.</exception>
     public int MaxDegreeOfParallelism
     {
@@ -566,7 +568,7 @@ public sealed class ContentEncryptingStream : Stream
     }
 
     private bool PipelineIsDue() =>
-        RecordPipeline.Applies(_encryptor.RecordSize) && _encryptor.RecordCount * _maxData >= RecordPipeline.StartBytes;
+        RecordPipeline.Applies(_maxDegreeOfParallelism, _encryptor.RecordSize) && _encryptor.RecordCount * _maxData >= RecordPipeline.StartBytes;
 
     private void StartPipeline(bool async)
     {

@@ -1,5 +1,7 @@
-// Parallel sealing and opening for ContentEncryptingStream and ContentDecryptingStream once a body is
-// past its first two batches' worth (about 1 MiB, StartBytes). The caller's thread and background stages overlap: to
+// Parallel sealing and opening for ContentEncryptingStream and ContentDecryptingStream, when the caller
+// asks for it (MaxDegreeOfParallelism above 1; the default is 1: like CryptoStream and GZipStream, a
+// stream starts no work of its own unless asked, so a server decoding many bodies pays no background
+// tasks or batch buffers), once a body is past its first two batches' worth (about 1 MiB, StartBytes). The caller's thread and background stages overlap: to
 // encrypt, the caller fills input batches while the stage seals each on up to N threads (RecordBatch)
 // and writes it; to decrypt, a reader fills batches with records from the source, and an opener opens
 // each on up to N threads and closes the gaps the delimiters and tags leave, while the caller takes
@@ -43,13 +45,14 @@ internal static class RecordPipeline
     /// <summary>Batches in flight: the caller's, the stages', and up to <see cref="Depth"/> − 2 queued between them.</summary>
     public const int Depth = 4;
 
-    /// <summary>Whether bodies of this record size use a pipeline once past their first batch.</summary>
-    public static bool Applies(int recordSize) => recordSize <= BatchBytes;
-
     public static int RecordsPerBatch(int recordSize) => Math.Max(1, BatchBytes / recordSize);
 
-    /// <summary>The default degree of parallelism of the streams: every processor.</summary>
-    public static int DefaultParallelism => Math.Max(1, Environment.ProcessorCount);
+    /// <summary>The default degree of parallelism of the streams: 1, no pipeline; a caller with cores to
+    /// spare on one large body (the file tool) opts in.</summary>
+    public const int DefaultParallelism = 1;
+
+    /// <summary>Whether a stream with this degree of parallelism and record size uses a pipeline once past its first batches.</summary>
+    public static bool Applies(int maxDegreeOfParallelism, int recordSize) => maxDegreeOfParallelism > 1 && recordSize <= BatchBytes;
 
     public static T Wait<T>(ValueTask<T> task) => task.IsCompletedSuccessfully ? task.Result : task.AsTask().GetAwaiter().GetResult();
 

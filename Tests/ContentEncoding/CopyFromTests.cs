@@ -87,7 +87,7 @@ public class CopyFromTests
         byte[] content = Content(3 << 20);
         var source = new FlakySource(content, 7000, failAt);
         var output = new MemoryStream();
-        using (var encrypting = new ContentEncryptingStream(output, Ikm, ContentCoding.Aes256GcmSiv, 4096, default, Salt, leaveOpen: true))
+        using (var encrypting = new ContentEncryptingStream(output, Ikm, ContentCoding.Aes256GcmSiv, 4096, default, Salt, leaveOpen: true) { MaxDegreeOfParallelism = 2 })
         {
             long copied = 0;
             for (int attempt = 0; attempt < 2; attempt++)
@@ -232,7 +232,7 @@ public class CopyFromTests
         var output = new MemoryStream();
         var copy = Task.Run(() =>
         {
-            using var encrypting = new ContentEncryptingStream(output, Ikm, ContentCoding.Aes256GcmSiv, 4096, default, Salt, leaveOpen: true);
+            using var encrypting = new ContentEncryptingStream(output, Ikm, ContentCoding.Aes256GcmSiv, 4096, default, Salt, leaveOpen: true) { MaxDegreeOfParallelism = 2 };
             for (int faults = 0; ; faults++)
             {
                 try

@@ -1,4 +1,4 @@
-// The streams' record pipeline (RecordPipeline.cs): bodies past the first 1 MiB are sealed and
+// The streams' record pipeline (RecordPipeline.cs), opted into with MaxDegreeOfParallelism > 1: bodies past the first 1 MiB are sealed and
 // opened in batches by a background stage. The same promises as the one-record path: round trips
 // at every batch alignment, sync and async, any parallelism; a failing record releases exactly the
 // records before it; a full-size last record followed by data is never released; truncation is
@@ -110,7 +110,7 @@ public class PipelineTests
 
                     foreach (bool isAsync in new[] { false, true })
                     {
-                        yield return new TestCaseData(coding, recordSize, length, isAsync ? 2 : 1, isAsync)
+                        yield return new TestCaseData(coding, recordSize, length, isAsync ? 2 : 3, isAsync)
                             .SetArgDisplayNames(coding.ToString(), $"rs={recordSize}", $"len={length}", isAsync ? "async" : "sync");
                     }
                 }
@@ -131,7 +131,7 @@ public class PipelineTests
         AssertBytes(CollectionsMarshal.AsSpan(received), content, "read");
 
         var copied = new MemoryStream();
-        using (var decrypting = new ContentDecryptingStream(new MemoryStream(body), Ikm, coding))
+        using (var decrypting = new ContentDecryptingStream(new MemoryStream(body), Ikm, coding) { MaxDegreeOfParallelism = 2 })
         {
             decrypting.CopyTo(copied);
         }
@@ -199,7 +199,7 @@ public class PipelineTests
         byte[] content = Content(3 << 20, failAt);
         byte[] body = ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes128Gcm, RecordSize);
         var source = new FlakySource(body, chunk: 100_000, failAt);
-        using var decrypting = new ContentDecryptingStream(source, Ikm, ContentCoding.Aes128Gcm);
+        using var decrypting = new ContentDecryptingStream(source, Ikm, ContentCoding.Aes128Gcm) { MaxDegreeOfParallelism = 2 };
         var received = new List<byte>();
         int faults = ReadRetrying(decrypting, isAsync, received);
         Assert.That(faults, Is.EqualTo(failAt < source.Reads ? 1 : 0));
@@ -259,7 +259,7 @@ public class PipelineTests
     {
         long length = ContentEncoding.GetEncryptedLength(256L << 16, 4096);
         var destination = new FailingDestination(failAfter: inTheLastWrite ? length - 1 : 2 << 20);
-        var encrypting = new ContentEncryptingStream(destination, Ikm, ContentCoding.Aes256GcmSiv, 4096);
+        var encrypting = new ContentEncryptingStream(destination, Ikm, ContentCoding.Aes256GcmSiv, 4096) { MaxDegreeOfParallelism = 2 };
         byte[] chunk = Content(1 << 16, 1);
         Assert.That(() =>
         {
@@ -293,7 +293,7 @@ public class PipelineTests
     public void AbortLeavesATruncatedBody()
     {
         var output = new MemoryStream();
-        var encrypting = new ContentEncryptingStream(output, Ikm, ContentCoding.Aes128Gcm, 4096, leaveOpen: true);
+        var encrypting = new ContentEncryptingStream(output, Ikm, ContentCoding.Aes128Gcm, 4096, leaveOpen: true) { MaxDegreeOfParallelism = 2 };
         byte[] content = Content(3 << 20, 2);
         encrypting.Write(content);
         encrypting.Abort();
@@ -306,7 +306,7 @@ public class PipelineTests
     {
         byte[] content = Content(3 << 20, 3);
         byte[] body = ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes128Gcm, 4096);
-        using var decrypting = new ContentDecryptingStream(new MemoryStream(body), Ikm, ContentCoding.Aes128Gcm);
+        using var decrypting = new ContentDecryptingStream(new MemoryStream(body), Ikm, ContentCoding.Aes128Gcm) { MaxDegreeOfParallelism = 2 };
         var received = new List<byte>();
         byte[] buffer = new byte[100_000];
         using var cancelled = new CancellationTokenSource();
@@ -350,7 +350,7 @@ public class PipelineTests
                 Seal(content, ContentCoding.Aes256GcmSiv, RecordSize, threads: 2, isAsync, writeSize: 100_000);
                 break;
             case "copied":
-                using (var encrypting = new ContentEncryptingStream(new MemoryStream(), Ikm, ContentCoding.Aes256GcmSiv, RecordSize))
+                using (var encrypting = new ContentEncryptingStream(new MemoryStream(), Ikm, ContentCoding.Aes256GcmSiv, RecordSize) { MaxDegreeOfParallelism = 2 })
                 {
                     long copied = isAsync ? encrypting.CopyFromAsync(new MemoryStream(content)).AsTask().GetAwaiter().GetResult() : encrypting.CopyFrom(new MemoryStream(content));
                     Assert.That(copied, Is.EqualTo(length));
@@ -369,7 +369,7 @@ public class PipelineTests
                 Assert.That(error, ending == "corrupted" ? Is.InstanceOf<ContentEncodingCorruptedException>() : Is.Null);
                 break;
             default:
-                using (var encrypting = new ContentEncryptingStream(new MemoryStream(), Ikm, ContentCoding.Aes256GcmSiv, RecordSize))
+                using (var encrypting = new ContentEncryptingStream(new MemoryStream(), Ikm, ContentCoding.Aes256GcmSiv, RecordSize) { MaxDegreeOfParallelism = 2 })
                 {
                     encrypting.Write(content);
                     encrypting.Write(content.AsSpan(0, 1000));   // part of a batch held by the caller

@@ -97,11 +97,38 @@ public class StreamContractTests
     public void CopyToWritesTheWholeContent(int length, int recordSize, int bufferSize)
     {
         byte[] content = Content(length);
-        using var stream = new ContentDecryptingStream(new MemoryStream(ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, recordSize)), Ikm, ContentCoding.Aes256GcmSiv);
+        using var stream = new ContentDecryptingStream(new MemoryStream(ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, recordSize)), Ikm, ContentCoding.Aes256GcmSiv) { MaxDegreeOfParallelism = 2 };
         var output = new MemoryStream();
         stream.CopyTo(output, bufferSize);
         Assert.That(output.ToArray(), Is.EqualTo(content));
         Assert.That(stream.Read(new byte[1]), Is.Zero);
+    }
+
+    // Parallelism is opt-in (issue 31): by default a stream, like CryptoStream and GZipStream,
+    // starts no background task and holds no batch buffers, however large the body.
+    [Test]
+    public void TheStreamsStartNoBackgroundWorkUnlessAsked([Values(1, 2)] int threads)
+    {
+        byte[] content = Content(3 << 20);
+        var output = new MemoryStream();
+        var encrypting = threads == 1
+            ? new ContentEncryptingStream(output, Ikm, ContentCoding.Aes256GcmSiv, 4096, leaveOpen: true)
+            : new ContentEncryptingStream(output, Ikm, ContentCoding.Aes256GcmSiv, 4096, leaveOpen: true) { MaxDegreeOfParallelism = threads };
+        Assert.That(encrypting.MaxDegreeOfParallelism, Is.EqualTo(threads));
+        encrypting.Write(content);
+        Assert.That(Internals.Field<object?>(encrypting, "_pipeline"), threads == 1 ? Is.Null : Is.Not.Null);
+        encrypting.Dispose();
+
+        var decrypting = threads == 1
+            ? new ContentDecryptingStream(new MemoryStream(output.ToArray()), Ikm, ContentCoding.Aes256GcmSiv)
+            : new ContentDecryptingStream(new MemoryStream(output.ToArray()), Ikm, ContentCoding.Aes256GcmSiv) { MaxDegreeOfParallelism = threads };
+        Assert.That(decrypting.MaxDegreeOfParallelism, Is.EqualTo(threads));
+        byte[] buffer = new byte[content.Length];
+        decrypting.ReadExactly(buffer.AsSpan(0, 2 << 20));
+        decrypting.ReadExactly(buffer.AsSpan(2 << 20));
+        Assert.That(Internals.Field<object?>(decrypting, "_pipeline"), threads == 1 ? Is.Null : Is.Not.Null);
+        Assert.That(buffer, Is.EqualTo(content));
+        decrypting.Dispose();
     }
 
     // Issue 31, defect 3: CopyToAsync was Stream's own, which copies through a buffer from
@@ -239,7 +266,7 @@ public class StreamContractTests
         byte[] body = ContentEncoding.Encrypt(content, Ikm, recordSize: RecordSize);
         body[21 + damaged * RecordSize + 5] ^= 1;
 
-        using var stream = new ContentDecryptingStream(new MemoryStream(body), Ikm);
+        using var stream = new ContentDecryptingStream(new MemoryStream(body), Ikm) { MaxDegreeOfParallelism = 2 };
         var output = new MemoryStream();
         var error = Assert.Throws<ContentEncodingCorruptedException>(() => stream.CopyTo(output))!;
         Assert.That(error.RecordIndex, Is.EqualTo(damaged));
