@@ -96,13 +96,14 @@ public sealed class ContentDecryptor : IDisposable
         }
 
         Span<byte> plaintext = destination[..plaintextLength];
-        int delimiterAt = Open(_cipher, index, record, plaintext);
-        if (delimiterAt < 0)
+        OpenedRecord opened = Open(_cipher, index, record, plaintext);
+        if (opened.Outcome != RecordOutcome.Opened)
         {
-            throw Error(delimiterAt, index);
+            throw Error(opened, index);
         }
 
-        byte delimiter = plaintext[delimiterAt];
+        int delimiterAt = opened.DelimiterAt;
+        byte delimiter = opened.Delimiter;
         if (delimiter == 1 && record.Length != Header.RecordSize)
         {
             CryptographicOperations.ZeroMemory(plaintext);
@@ -182,9 +183,8 @@ public sealed class ContentDecryptor : IDisposable
 
         int workers = RecordBatch.Workers(count, maxDegreeOfParallelism);
 
-        // Each worker writes only its own records' entries: the delimiter position, or a negative
-        // outcome (see Open). Spans cannot cross threads, hence a pooled array.
-        int[] outcomes = ArrayPool<int>.Shared.Rent(count);
+        // Each worker writes only its own records' entries. Spans cannot cross threads, hence a pooled array.
+        OpenedRecord[] outcomes = ArrayPool<OpenedRecord>.Shared.Rent(count);
         try
         {
             try
@@ -217,16 +217,16 @@ public sealed class ContentDecryptor : IDisposable
             ContentEncodingException? error = null;
             for (int i = 0; i < count; i++)
             {
-                int outcome = outcomes[i];
-                if (outcome < 0)
+                OpenedRecord outcome = outcomes[i];
+                if (outcome.Outcome != RecordOutcome.Opened)
                 {
                     error = Error(outcome, first + i);
                     released = i;
                     break;
                 }
 
-                dataLengths[i] = outcome;
-                sawLast = plaintexts[(i * stride) + outcome] == 2;
+                dataLengths[i] = outcome.DelimiterAt;
+                sawLast = outcome.Delimiter == 2;
                 if (sawLast && i < count - 1)
                 {
                     error = new ContentEncodingCorruptedException(Format(ContentEncodingMessages.RecordAfterLast, first + i), first + i);
@@ -238,7 +238,7 @@ public sealed class ContentDecryptor : IDisposable
             for (int i = 0; i < released; i++)
             {
                 // The delimiter and padding: the plaintext beyond the data reads as zeros.
-                plaintexts[((i * stride) + outcomes[i])..((i + 1) * stride)].Clear();
+                plaintexts[((i * stride) + outcomes[i].DelimiterAt)..((i + 1) * stride)].Clear();
             }
 
             CryptographicOperations.ZeroMemory(plaintexts[(released * stride)..]);
@@ -253,7 +253,7 @@ public sealed class ContentDecryptor : IDisposable
         }
         finally
         {
-            ArrayPool<int>.Shared.Return(outcomes);
+            ArrayPool<OpenedRecord>.Shared.Return(outcomes);
         }
     }
 
@@ -279,44 +279,59 @@ public sealed class ContentDecryptor : IDisposable
         }
     }
 
-    // Open's outcomes other than a delimiter position.
-    private const int AuthenticationFailed = -1;
-    private const int NoDelimiter = -2;
-    private const int BadDelimiterBase = -1000;
+    /// <summary>What opening one record found.</summary>
+    private enum RecordOutcome : byte
+    {
+        /// <summary>The tag verified and the delimiter is 0x01 or 0x02.</summary>
+        Opened,
+
+        /// <summary>The tag did not verify.</summary>
+        AuthenticationFailed,
+
+        /// <summary>The plaintext is all zeros: no delimiter.</summary>
+        NoDelimiter,
+
+        /// <summary>The last non-zero byte is neither 0x01 nor 0x02.</summary>
+        BadDelimiter,
+    }
+
+    /// <summary>The outcome of opening one record, where its delimiter is, and the delimiter's value
+    /// (0x01 or 0x02 when opened; the bad byte for <see cref="RecordOutcome.BadDelimiter"/>).</summary>
+    private readonly record struct OpenedRecord(RecordOutcome Outcome, int DelimiterAt = 0, byte Delimiter = 0);
 
     /// <summary>Opens one record into <paramref name="plaintext"/> (record length − 16 bytes) and finds its
-    /// delimiter, the last non-zero byte. Returns its position if it is 0x01 or 0x02 (the padding is not
-    /// cleared yet), otherwise a negative outcome for <see cref="Error"/>, with the plaintext zeroed.</summary>
-    private static int Open(RecordCipher cipher, long index, ReadOnlySpan<byte> record, Span<byte> plaintext)
+    /// delimiter, the last non-zero byte (the padding is not cleared yet). Unless the outcome is
+    /// <see cref="RecordOutcome.Opened"/>, the plaintext has been zeroed.</summary>
+    private static OpenedRecord Open(RecordCipher cipher, long index, ReadOnlySpan<byte> record, Span<byte> plaintext)
     {
         int length = record.Length - ContentEncoding.TagSize;
         plaintext = plaintext[..length];
         if (!cipher.TryOpen(index, record[..length], record[length..], plaintext))
         {
-            return AuthenticationFailed;
+            return new(RecordOutcome.AuthenticationFailed);
         }
 
         int delimiterAt = plaintext.LastIndexOfAnyExcept((byte)0);
         if (delimiterAt < 0)
         {
-            return NoDelimiter;
+            return new(RecordOutcome.NoDelimiter);
         }
 
         byte delimiter = plaintext[delimiterAt];
         if (delimiter is 1 or 2)
         {
-            return delimiterAt;
+            return new(RecordOutcome.Opened, delimiterAt, delimiter);
         }
 
         CryptographicOperations.ZeroMemory(plaintext);
-        return BadDelimiterBase - delimiter;
+        return new(RecordOutcome.BadDelimiter, delimiterAt, delimiter);
     }
 
-    private static ContentEncodingCorruptedException Error(int outcome, long index) => outcome switch
+    private static ContentEncodingCorruptedException Error(OpenedRecord opened, long index) => opened.Outcome switch
     {
-        AuthenticationFailed => new ContentEncodingCorruptedException(Format(ContentEncodingMessages.RecordAuthenticationFailed, index), index),
-        NoDelimiter => new ContentEncodingCorruptedException(Format(ContentEncodingMessages.NoDelimiter, index), index),
-        _ => new ContentEncodingCorruptedException(Format(ContentEncodingMessages.BadDelimiter, index, (byte)(BadDelimiterBase - outcome)), index),
+        RecordOutcome.AuthenticationFailed => new ContentEncodingCorruptedException(Format(ContentEncodingMessages.RecordAuthenticationFailed, index), index),
+        RecordOutcome.NoDelimiter => new ContentEncodingCorruptedException(Format(ContentEncodingMessages.NoDelimiter, index), index),
+        _ => new ContentEncodingCorruptedException(Format(ContentEncodingMessages.BadDelimiter, index, opened.Delimiter), index),
     };
 
     private static string Format(string format, params object[] arguments) => string.Format(CultureInfo.InvariantCulture, format, arguments);
