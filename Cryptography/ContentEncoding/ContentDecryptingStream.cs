@@ -65,6 +65,7 @@ public sealed class ContentDecryptingStream : Stream
     private byte[]? _record;
     private int _recordReceived;
     private bool _probePending;
+    private bool _sourceEnded;
     private int _plaintextStart;
     private int _plaintextEnd;
     private bool _endOfBody;
@@ -189,58 +190,9 @@ public sealed class ContentDecryptingStream : Stream
             return 0;
         }
 
-        try
-        {
-            while (true)
-            {
-                if (_pipeline is not null)
-                {
-                    ReadOnlyMemory<byte> chunk = NextChunk(buffer.Length);
-                    chunk.Span.CopyTo(buffer);
-                    return chunk.Length;
-                }
-
-                if (_probePending)
-                {
-                    EndBody(_source.Read(_probe));
-                }
-
-                int taken = TakeBuffered(buffer);
-                if (taken > 0 || _endOfBody)
-                {
-                    return taken;
-                }
-
-                if (PipelineIsDue())
-                {
-                    StartPipeline(async: false);
-                    continue;
-                }
-
-                if (_decryptor is null)
-                {
-                    while (NextHeaderRead() is { IsEmpty: false } headerSpace && Received(_source.Read(headerSpace.Span)))
-                    {
-                    }
-
-                    StartBody();
-                }
-
-                while (NextRecordRead() is { IsEmpty: false } recordSpace && Received(_source.Read(recordSpace.Span)))
-                {
-                }
-
-                int direct = OpenRecord(buffer);
-                if (direct > 0)
-                {
-                    return direct;
-                }
-            }
-        }
-        catch (ContentEncodingException exception)
-        {
-            throw Fail(exception);
-        }
+        int written = Pump(buffer, buffer.Length, out ReadOnlyMemory<byte> chunk);
+        chunk.Span.CopyTo(buffer);
+        return written + chunk.Length;
     }
 
     /// <inheritdoc cref="Read(Span{byte})"/>
@@ -271,58 +223,9 @@ public sealed class ContentDecryptingStream : Stream
             return 0;
         }
 
-        try
-        {
-            while (true)
-            {
-                if (_pipeline is not null)
-                {
-                    ReadOnlyMemory<byte> chunk = await NextChunkAsync(buffer.Length, cancellationToken).ConfigureAwait(false);
-                    chunk.CopyTo(buffer);
-                    return chunk.Length;
-                }
-
-                if (_probePending)
-                {
-                    EndBody(await _source.ReadAsync(_probe, cancellationToken).ConfigureAwait(false));
-                }
-
-                int taken = TakeBuffered(buffer.Span);
-                if (taken > 0 || _endOfBody)
-                {
-                    return taken;
-                }
-
-                if (PipelineIsDue())
-                {
-                    StartPipeline(async: true);
-                    continue;
-                }
-
-                if (_decryptor is null)
-                {
-                    while (NextHeaderRead() is { IsEmpty: false } headerSpace && Received(await _source.ReadAsync(headerSpace, cancellationToken).ConfigureAwait(false)))
-                    {
-                    }
-
-                    StartBody();
-                }
-
-                while (NextRecordRead() is { IsEmpty: false } recordSpace && Received(await _source.ReadAsync(recordSpace, cancellationToken).ConfigureAwait(false)))
-                {
-                }
-
-                int direct = OpenRecord(buffer.Span);
-                if (direct > 0)
-                {
-                    return direct;
-                }
-            }
-        }
-        catch (ContentEncodingException exception)
-        {
-            throw Fail(exception);
-        }
+        (int written, ReadOnlyMemory<byte> chunk) = await PumpAsync(buffer, buffer.Length, cancellationToken).ConfigureAwait(false);
+        chunk.CopyTo(buffer);
+        return written + chunk.Length;
     }
 
     /// <inheritdoc cref="ReadAsync(Memory{byte}, CancellationToken)"/>
@@ -351,34 +254,14 @@ public sealed class ContentDecryptingStream : Stream
         {
             while (true)
             {
-                if (_pipeline is not null)
-                {
-                    ReadOnlyMemory<byte> chunk;
-                    try
-                    {
-                        chunk = NextChunk(int.MaxValue);
-                    }
-                    catch (ContentEncodingException exception)
-                    {
-                        throw Fail(exception);
-                    }
-
-                    if (chunk.IsEmpty)
-                    {
-                        return;
-                    }
-
-                    destination.Write(chunk.Span);
-                    continue;
-                }
-
-                int read = Read(buffer.AsSpan(0, bufferSize));
-                if (read == 0)
+                // A batch's data goes out from where it was decrypted; a record's through the buffer.
+                int written = Pump(buffer.AsSpan(0, bufferSize), int.MaxValue, out ReadOnlyMemory<byte> chunk);
+                if (written + chunk.Length == 0)
                 {
                     return;
                 }
 
-                destination.Write(buffer, 0, read);
+                destination.Write(chunk.IsEmpty ? buffer.AsSpan(0, written) : chunk.Span);
             }
         }
         finally
@@ -406,34 +289,13 @@ public sealed class ContentDecryptingStream : Stream
         {
             while (true)
             {
-                if (_pipeline is not null)
-                {
-                    ReadOnlyMemory<byte> chunk;
-                    try
-                    {
-                        chunk = await NextChunkAsync(int.MaxValue, cancellationToken).ConfigureAwait(false);
-                    }
-                    catch (ContentEncodingException exception)
-                    {
-                        throw Fail(exception);
-                    }
-
-                    if (chunk.IsEmpty)
-                    {
-                        return;
-                    }
-
-                    await destination.WriteAsync(chunk, cancellationToken).ConfigureAwait(false);
-                    continue;
-                }
-
-                int read = await ReadAsync(buffer.AsMemory(0, bufferSize), cancellationToken).ConfigureAwait(false);
-                if (read == 0)
+                (int written, ReadOnlyMemory<byte> chunk) = await PumpAsync(buffer.AsMemory(0, bufferSize), int.MaxValue, cancellationToken).ConfigureAwait(false);
+                if (written + chunk.Length == 0)
                 {
                     return;
                 }
 
-                await destination.WriteAsync(buffer.AsMemory(0, read), cancellationToken).ConfigureAwait(false);
+                await destination.WriteAsync(chunk.IsEmpty ? buffer.AsMemory(0, written) : chunk, cancellationToken).ConfigureAwait(false);
             }
         }
         finally
@@ -644,33 +506,141 @@ public sealed class ContentDecryptingStream : Stream
         _pipeline = new OpeningPipeline(_source, _decryptor!, _maxDegreeOfParallelism, async);
     }
 
-    // Up to `max` bytes of the current batch's verified data, the next batch's when it is used up;
-    // empty at the end of the body. Throws the stage's failure after the data before it.
-    private ReadOnlyMemory<byte> NextChunk(int max)
+    // What Step needs done before it can go on: nothing (the data, or the end, is ready), bytes from
+    // the source in the space it names, or the pipeline's next item.
+    private enum Need
     {
+        Nothing,
+        SourceBytes,
+        PipelineItem,
+    }
+
+    // The stream's reading logic, written once and free of I/O: Pump and PumpAsync do what it asks
+    // for, a source read or a wait for the pipeline, and call it again, so the sync and async paths
+    // cannot drift. It returns Need.Nothing with either data in `buffer` (`written` bytes), a batch's
+    // data in place (`chunk`, up to `max` bytes), or neither: the verified end of the body.
+    private Need Step(Span<byte> buffer, int max, bool useAsync, out int written, out ReadOnlyMemory<byte> chunk, out Memory<byte> space)
+    {
+        written = 0;
+        chunk = ReadOnlyMemory<byte>.Empty;
+        space = Memory<byte>.Empty;
         while (true)
         {
-            ReadOnlyMemory<byte> chunk = TakeFromBatch(max);
-            if (!chunk.IsEmpty || _endOfBody)
+            if (_pipeline is not null)
             {
-                return chunk;
+                chunk = TakeFromBatch(max);
+                return chunk.IsEmpty && !_endOfBody ? Need.PipelineItem : Need.Nothing;
             }
 
-            Accept(_pipeline!.Next());
+            if (_probePending)
+            {
+                space = _probe;
+                return Need.SourceBytes;
+            }
+
+            written = TakeBuffered(buffer);
+            if (written > 0 || _endOfBody)
+            {
+                return Need.Nothing;
+            }
+
+            if (PipelineIsDue())
+            {
+                StartPipeline(useAsync);
+                continue;
+            }
+
+            // A source read that returned 0 ends the header or record being read: what was
+            // received is parsed or opened as it is (a short header or record fails there).
+            bool sourceEnded = _sourceEnded;
+            _sourceEnded = false;
+            if (_decryptor is null)
+            {
+                if (!sourceEnded && NextHeaderRead() is { IsEmpty: false } headerSpace)
+                {
+                    space = headerSpace;
+                    return Need.SourceBytes;
+                }
+
+                StartBody();
+                sourceEnded = false;
+            }
+
+            if (!sourceEnded && NextRecordRead() is { IsEmpty: false } recordSpace)
+            {
+                space = recordSpace;
+                return Need.SourceBytes;
+            }
+
+            written = OpenRecord(buffer);
+            if (written > 0)
+            {
+                return Need.Nothing;
+            }
         }
     }
 
-    private async ValueTask<ReadOnlyMemory<byte>> NextChunkAsync(int max, CancellationToken cancellationToken)
+    // Counts what a source read into Step's space returned. Every byte is counted as it arrives, so an
+    // exception from the source (which skips this) loses nothing and a retry resumes.
+    private void Deliver(int count)
     {
-        while (true)
+        if (_probePending)
         {
-            ReadOnlyMemory<byte> chunk = TakeFromBatch(max);
-            if (!chunk.IsEmpty || _endOfBody)
-            {
-                return chunk;
-            }
+            EndBody(count);
+        }
+        else if (!Received(count))
+        {
+            _sourceEnded = true;
+        }
+    }
 
-            Accept(await _pipeline!.NextAsync(cancellationToken).ConfigureAwait(false));
+    private int Pump(Span<byte> buffer, int max, out ReadOnlyMemory<byte> chunk)
+    {
+        try
+        {
+            while (true)
+            {
+                switch (Step(buffer, max, useAsync: false, out int written, out chunk, out Memory<byte> space))
+                {
+                    case Need.Nothing:
+                        return written;
+                    case Need.SourceBytes:
+                        Deliver(_source.Read(space.Span));
+                        break;
+                    default:
+                        Accept(_pipeline!.Next());
+                        break;
+                }
+            }
+        }
+        catch (ContentEncodingException exception)
+        {
+            throw Fail(exception);
+        }
+    }
+
+    private async ValueTask<(int Written, ReadOnlyMemory<byte> Chunk)> PumpAsync(Memory<byte> buffer, int max, CancellationToken cancellationToken)
+    {
+        try
+        {
+            while (true)
+            {
+                switch (Step(buffer.Span, max, useAsync: true, out int written, out ReadOnlyMemory<byte> chunk, out Memory<byte> space))
+                {
+                    case Need.Nothing:
+                        return (written, chunk);
+                    case Need.SourceBytes:
+                        Deliver(await _source.ReadAsync(space, cancellationToken).ConfigureAwait(false));
+                        break;
+                    default:
+                        Accept(await _pipeline!.NextAsync(cancellationToken).ConfigureAwait(false));
+                        break;
+                }
+            }
+        }
+        catch (ContentEncodingException exception)
+        {
+            throw Fail(exception);
         }
     }
 
