@@ -138,13 +138,10 @@ public sealed class ContentEncryptingStream : Stream
         {
             if (_count == _capacity)
             {
-                Advance();
+                RecordPipeline.Wait(AdvanceAsync(useAsync: false, CancellationToken.None));
             }
 
-            int take = Math.Min(_capacity - _count, buffer.Length);
-            buffer[..take].CopyTo(_record.AsSpan(_count));
-            _count += take;
-            buffer = buffer[take..];
+            buffer = buffer[Take(buffer)..];
         }
     }
 
@@ -175,13 +172,10 @@ public sealed class ContentEncryptingStream : Stream
         {
             if (_count == _capacity)
             {
-                await AdvanceAsync(cancellationToken).ConfigureAwait(false);
+                await AdvanceAsync(useAsync: true, cancellationToken).ConfigureAwait(false);
             }
 
-            int take = Math.Min(_capacity - _count, buffer.Length);
-            buffer.Span[..take].CopyTo(_record.AsSpan(_count));
-            _count += take;
-            buffer = buffer[take..];
+            buffer = buffer[Take(buffer.Span)..];
         }
     }
 
@@ -211,49 +205,7 @@ public sealed class ContentEncryptingStream : Stream
     public long CopyFrom(Stream source)
     {
         ValidateSource(source);
-        long total = 0;
-        while (true)
-        {
-            int read;
-            if (_count < _capacity)
-            {
-                read = source.Read(_record.AsSpan(_count, _capacity - _count));
-                _count += read;
-            }
-            else if (_pipeline is { } pipeline)
-            {
-                // A full batch goes out only once more data is known to follow: read on into a free
-                // buffer, and submit the full one when that read brought data.
-                byte[] next = pipeline.TakeBuffer();
-                read = ReadInto(source, pipeline, next);
-                if (read > 0)
-                {
-                    try
-                    {
-                        pipeline.Submit(_record!, _count, isLast: false);
-                    }
-                    catch (Exception exception)
-                    {
-                        _fault ??= exception;   // the data just read into next is lost with it
-                        throw;
-                    }
-
-                    _record = next;
-                    _count = read;
-                }
-            }
-            else
-            {
-                read = ReadOneByte(source);
-            }
-
-            if (read == 0)
-            {
-                return total;
-            }
-
-            total += read;
-        }
+        return RecordPipeline.Wait(CopyFromAsync(source, useAsync: false, CancellationToken.None));
     }
 
     /// <inheritdoc cref="CopyFrom(Stream)"/>
@@ -262,47 +214,7 @@ public sealed class ContentEncryptingStream : Stream
     public async ValueTask<long> CopyFromAsync(Stream source, CancellationToken cancellationToken = default)
     {
         ValidateSource(source);
-        long total = 0;
-        while (true)
-        {
-            int read;
-            if (_count < _capacity)
-            {
-                read = await source.ReadAsync(_record.AsMemory(_count, _capacity - _count), cancellationToken).ConfigureAwait(false);
-                _count += read;
-            }
-            else if (_pipeline is { } pipeline)
-            {
-                byte[] next = await pipeline.TakeBufferAsync(cancellationToken).ConfigureAwait(false);
-                read = await ReadIntoAsync(source, pipeline, next, cancellationToken).ConfigureAwait(false);
-                if (read > 0)
-                {
-                    try
-                    {
-                        await pipeline.SubmitAsync(_record!, _count, isLast: false, cancellationToken).ConfigureAwait(false);
-                    }
-                    catch (Exception exception)
-                    {
-                        _fault ??= exception;   // the data just read into next is lost with it
-                        throw;
-                    }
-
-                    _record = next;
-                    _count = read;
-                }
-            }
-            else
-            {
-                read = await ReadOneByteAsync(source, cancellationToken).ConfigureAwait(false);
-            }
-
-            if (read == 0)
-            {
-                return total;
-            }
-
-            total += read;
-        }
+        return await CopyFromAsync(source, useAsync: true, cancellationToken).ConfigureAwait(false);
     }
 
     /// <summary>Flushes the destination. Buffered data stays buffered: a record goes out only when it is full
@@ -331,68 +243,13 @@ public sealed class ContentEncryptingStream : Stream
     /// Later writes throw; calling it again does nothing.</summary>
     /// <exception cref="InvalidOperationException">An earlier write to the destination failed: the body cannot be finished.</exception>
     /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
-    public void FlushFinalBlock()
-    {
-        ObjectDisposedException.ThrowIf(_disposed, this);
-        ThrowIfFaulted();
-        if (!_finished)
-        {
-            try
-            {
-                if (_pipeline is { } pipeline)
-                {
-                    pipeline.Submit(_record!, _count, isLast: true);
-                    _record = null;
-                    pipeline.Finish();
-                }
-                else
-                {
-                    WriteOut(SealRecord(isLast: true));
-                }
-            }
-            catch (Exception exception)
-            {
-                _fault ??= exception;
-                throw;
-            }
-
-            _finished = true;
-            _destination.Flush();
-        }
-    }
+    public void FlushFinalBlock() => RecordPipeline.Wait(FinishBodyAsync(useAsync: false, CancellationToken.None));
 
     /// <inheritdoc cref="FlushFinalBlock"/>
     /// <param name="cancellationToken">Cancels the writes to the destination.</param>
     /// <returns>A task that completes when the last record has been written and the destination flushed.</returns>
-    public async ValueTask FlushFinalBlockAsync(CancellationToken cancellationToken = default)
-    {
-        ObjectDisposedException.ThrowIf(_disposed, this);
-        ThrowIfFaulted();
-        if (!_finished)
-        {
-            try
-            {
-                if (_pipeline is { } pipeline)
-                {
-                    await pipeline.SubmitAsync(_record!, _count, isLast: true, cancellationToken).ConfigureAwait(false);
-                    _record = null;
-                    await pipeline.FinishAsync().ConfigureAwait(false);
-                }
-                else
-                {
-                    await WriteOutAsync(SealRecord(isLast: true), cancellationToken).ConfigureAwait(false);
-                }
-            }
-            catch (Exception exception)
-            {
-                _fault ??= exception;
-                throw;
-            }
-
-            _finished = true;
-            await _destination.FlushAsync(cancellationToken).ConfigureAwait(false);
-        }
-    }
+    public async ValueTask FlushFinalBlockAsync(CancellationToken cancellationToken = default) =>
+        await FinishBodyAsync(useAsync: true, cancellationToken).ConfigureAwait(false);
 
     /// <summary>Releases the stream without writing the last record, so that the body written so far is
     /// rejected as truncated: for when the data source failed. Wipes the keys and the buffer.</summary>
@@ -501,72 +358,6 @@ public sealed class ContentEncryptingStream : Stream
         }
     }
 
-    // The buffer is full and more data follows: seal the record (or hand the batch to the pipeline),
-    // and past the first 1 MiB of records start the pipeline.
-    private void Advance()
-    {
-        try
-        {
-            AdvanceCore();
-        }
-        catch (Exception exception)
-        {
-            _fault ??= exception;
-            throw;
-        }
-    }
-
-    private async ValueTask AdvanceAsync(CancellationToken cancellationToken)
-    {
-        try
-        {
-            await AdvanceCoreAsync(cancellationToken).ConfigureAwait(false);
-        }
-        catch (Exception exception)
-        {
-            _fault ??= exception;
-            throw;
-        }
-    }
-
-    private void AdvanceCore()
-    {
-        if (_pipeline is { } pipeline)
-        {
-            pipeline.Submit(_record!, _count, isLast: false);
-            _record = null;
-            _count = 0;
-            _record = pipeline.TakeBuffer();
-            return;
-        }
-
-        WriteOut(SealRecord(isLast: false));
-        if (PipelineIsDue())
-        {
-            StartPipeline(async: false);
-            _record = _pipeline!.TakeBuffer();
-        }
-    }
-
-    private async ValueTask AdvanceCoreAsync(CancellationToken cancellationToken)
-    {
-        if (_pipeline is { } pipeline)
-        {
-            await pipeline.SubmitAsync(_record!, _count, isLast: false, cancellationToken).ConfigureAwait(false);
-            _record = null;
-            _count = 0;
-            _record = await pipeline.TakeBufferAsync(cancellationToken).ConfigureAwait(false);
-            return;
-        }
-
-        await WriteOutAsync(SealRecord(isLast: false), cancellationToken).ConfigureAwait(false);
-        if (PipelineIsDue())
-        {
-            StartPipeline(async: true);
-            _record = await _pipeline!.TakeBufferAsync(cancellationToken).ConfigureAwait(false);
-        }
-    }
-
     private bool PipelineIsDue() =>
         RecordPipeline.Applies(_maxDegreeOfParallelism, _encryptor.RecordSize) && _encryptor.RecordCount * _maxData >= RecordPipeline.StartBytes;
 
@@ -586,72 +377,6 @@ public sealed class ContentEncryptingStream : Stream
         if (!source.CanRead)
         {
             throw new ArgumentException("The source stream is not readable.", nameof(source));
-        }
-    }
-
-    // A read that fails or finds the end gives the empty buffer back; one that brings data keeps it.
-    private int ReadInto(Stream source, SealingPipeline pipeline, byte[] next)
-    {
-        int read = 0;
-        try
-        {
-            return read = source.Read(next.AsSpan(0, _capacity));
-        }
-        finally
-        {
-            if (read == 0)
-            {
-                pipeline.GiveBack(next);
-            }
-        }
-    }
-
-    private async ValueTask<int> ReadIntoAsync(Stream source, SealingPipeline pipeline, byte[] next, CancellationToken cancellationToken)
-    {
-        int read = 0;
-        try
-        {
-            return read = await source.ReadAsync(next.AsMemory(0, _capacity), cancellationToken).ConfigureAwait(false);
-        }
-        finally
-        {
-            if (read == 0)
-            {
-                pipeline.GiveBack(next);
-            }
-        }
-    }
-
-    private async ValueTask<int> ReadOneByteAsync(Stream source, CancellationToken cancellationToken)
-    {
-        byte[] probe = _probe ??= GC.AllocateArray<byte>(1, pinned: true);
-        try
-        {
-            int read = await source.ReadAsync(probe, cancellationToken).ConfigureAwait(false);
-            await WriteAsync(probe.AsMemory(0, read), cancellationToken).ConfigureAwait(false);
-            return read;
-        }
-        finally
-        {
-            probe[0] = 0;
-        }
-    }
-
-    // The one-record buffer is full, and its record goes out only once more data is known to follow:
-    // read one byte and write it (which seals the full record first). The rest of the next record is
-    // then read straight into the buffer again.
-    private int ReadOneByte(Stream source)
-    {
-        byte[] probe = _probe ??= GC.AllocateArray<byte>(1, pinned: true);
-        try
-        {
-            int read = source.Read(probe);
-            Write(probe.AsSpan(0, read));
-            return read;
-        }
-        finally
-        {
-            probe[0] = 0;
         }
     }
 
@@ -681,29 +406,212 @@ public sealed class ContentEncryptingStream : Stream
         return _record.AsMemory(0, length);
     }
 
-    private void WriteOut(ReadOnlyMemory<byte> record)
-    {
-        if (!_headerWritten)
-        {
-            Span<byte> header = stackalloc byte[ContentEncodingHeader.FixedLength + 255];
-            int length = _encryptor.Header.WriteTo(header);
-            _destination.Write(header[..length]);
-            _headerWritten = true;
-        }
+    // Each operation below is written once, for both paths (CryptoStream's pattern): with useAsync
+    // false every call it makes is synchronous, so the ValueTask has completed when it returns and
+    // RecordPipeline.Wait only takes its result.
 
-        _destination.Write(record.Span);
+    // Copies what fits of `data` into the record buffer; returns how much.
+    private int Take(ReadOnlySpan<byte> data)
+    {
+        int take = Math.Min(_capacity - _count, data.Length);
+        data[..take].CopyTo(_record.AsSpan(_count));
+        _count += take;
+        return take;
     }
 
-    private async ValueTask WriteOutAsync(ReadOnlyMemory<byte> record, CancellationToken cancellationToken)
+    // The buffer is full and more data follows: seal the record (or hand the batch to the pipeline),
+    // and past the first 1 MiB of records start the pipeline if the caller opted in. A failure here
+    // may lose what was taken (a sealed record, a batch), so it faults the stream for good.
+    private async ValueTask AdvanceAsync(bool useAsync, CancellationToken cancellationToken)
+    {
+        try
+        {
+            if (_pipeline is { } pipeline)
+            {
+                await SubmitAsync(pipeline, isLast: false, useAsync, cancellationToken).ConfigureAwait(false);
+                _record = useAsync ? await pipeline.TakeBufferAsync(cancellationToken).ConfigureAwait(false) : pipeline.TakeBuffer();
+                return;
+            }
+
+            await WriteOutAsync(SealRecord(isLast: false), useAsync, cancellationToken).ConfigureAwait(false);
+            if (PipelineIsDue())
+            {
+                StartPipeline(useAsync);
+                _record = useAsync ? await _pipeline!.TakeBufferAsync(cancellationToken).ConfigureAwait(false) : _pipeline!.TakeBuffer();
+            }
+        }
+        catch (Exception exception)
+        {
+            _fault ??= exception;
+            throw;
+        }
+    }
+
+    // Hands the record buffer to the pipeline; the stream holds no buffer until it takes the next.
+    private async ValueTask SubmitAsync(SealingPipeline pipeline, bool isLast, bool useAsync, CancellationToken cancellationToken)
+    {
+        if (useAsync)
+        {
+            await pipeline.SubmitAsync(_record!, _count, isLast, cancellationToken).ConfigureAwait(false);
+        }
+        else
+        {
+            pipeline.Submit(_record!, _count, isLast);
+        }
+
+        _record = null;
+        _count = 0;
+    }
+
+    private async ValueTask<long> CopyFromAsync(Stream source, bool useAsync, CancellationToken cancellationToken)
+    {
+        long total = 0;
+        while (true)
+        {
+            int read;
+            if (_count < _capacity)
+            {
+                Memory<byte> space = _record.AsMemory(_count, _capacity - _count);
+                read = useAsync ? await source.ReadAsync(space, cancellationToken).ConfigureAwait(false) : source.Read(space.Span);
+                _count += read;
+            }
+            else if (_pipeline is { } pipeline)
+            {
+                // A full batch goes out only once more data is known to follow: read on into a free
+                // buffer, and submit the full one when that read brought data. A read that fails or
+                // finds the end gives the empty buffer back; one that brings data keeps it.
+                byte[] next = useAsync ? await pipeline.TakeBufferAsync(cancellationToken).ConfigureAwait(false) : pipeline.TakeBuffer();
+                read = 0;
+                try
+                {
+                    Memory<byte> space = next.AsMemory(0, _capacity);
+                    read = useAsync ? await source.ReadAsync(space, cancellationToken).ConfigureAwait(false) : source.Read(space.Span);
+                }
+                finally
+                {
+                    if (read == 0)
+                    {
+                        pipeline.GiveBack(next);
+                    }
+                }
+
+                if (read > 0)
+                {
+                    try
+                    {
+                        await SubmitAsync(pipeline, isLast: false, useAsync, cancellationToken).ConfigureAwait(false);
+                    }
+                    catch (Exception exception)
+                    {
+                        _fault ??= exception;   // the data just read into next is lost with it
+                        throw;
+                    }
+
+                    _record = next;
+                    _count = read;
+                }
+            }
+            else
+            {
+                // The one-record buffer is full, and its record goes out only once more data is known
+                // to follow: read one byte, then seal the full record and take the byte. The rest of
+                // the next record is then read straight into the buffer again.
+                byte[] probe = _probe ??= GC.AllocateArray<byte>(1, pinned: true);
+                try
+                {
+                    read = useAsync ? await source.ReadAsync(probe, cancellationToken).ConfigureAwait(false) : source.Read(probe);
+                    if (read > 0)
+                    {
+                        await AdvanceAsync(useAsync, cancellationToken).ConfigureAwait(false);
+                        Take(probe);
+                    }
+                }
+                finally
+                {
+                    probe[0] = 0;
+                }
+            }
+
+            if (read == 0)
+            {
+                return total;
+            }
+
+            total += read;
+        }
+    }
+
+    private async ValueTask FinishBodyAsync(bool useAsync, CancellationToken cancellationToken)
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        ThrowIfFaulted();
+        if (_finished)
+        {
+            return;
+        }
+
+        try
+        {
+            if (_pipeline is { } pipeline)
+            {
+                await SubmitAsync(pipeline, isLast: true, useAsync, cancellationToken).ConfigureAwait(false);
+                if (useAsync)
+                {
+                    await pipeline.FinishAsync().ConfigureAwait(false);
+                }
+                else
+                {
+                    pipeline.Finish();
+                }
+            }
+            else
+            {
+                await WriteOutAsync(SealRecord(isLast: true), useAsync, cancellationToken).ConfigureAwait(false);
+            }
+        }
+        catch (Exception exception)
+        {
+            _fault ??= exception;
+            throw;
+        }
+
+        _finished = true;
+        if (useAsync)
+        {
+            await _destination.FlushAsync(cancellationToken).ConfigureAwait(false);
+        }
+        else
+        {
+            _destination.Flush();
+        }
+    }
+
+    // Sends a sealed record, after the header before the first.
+    private async ValueTask WriteOutAsync(ReadOnlyMemory<byte> record, bool useAsync, CancellationToken cancellationToken)
     {
         if (!_headerWritten)
         {
             byte[] header = new byte[_encryptor.Header.Length];
             _encryptor.Header.WriteTo(header);
-            await _destination.WriteAsync(header, cancellationToken).ConfigureAwait(false);
+            if (useAsync)
+            {
+                await _destination.WriteAsync(header, cancellationToken).ConfigureAwait(false);
+            }
+            else
+            {
+                _destination.Write(header);
+            }
+
             _headerWritten = true;
         }
 
-        await _destination.WriteAsync(record, cancellationToken).ConfigureAwait(false);
+        if (useAsync)
+        {
+            await _destination.WriteAsync(record, cancellationToken).ConfigureAwait(false);
+        }
+        else
+        {
+            _destination.Write(record.Span);
+        }
     }
 }
