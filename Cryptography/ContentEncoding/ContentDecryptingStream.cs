@@ -691,8 +691,9 @@ public sealed class ContentDecryptingStream : Stream
     private void StartBody()
     {
         ContentEncodingHeader parsed = ContentEncodingHeader.Parse(_header.AsSpan(0, _headerReceived), _maxRecordSize);
-        byte[] key = _keyProvider is not null ? ContentEncoding.LookUpKey(_keyProvider, parsed, _coding) : _inputKeyingMaterial!;
-        _decryptor = new ContentDecryptor(parsed, key, _coding);
+        _decryptor = _keyProvider is not null
+            ? ContentEncoding.CreateDecryptor(_keyProvider, parsed, _coding)
+            : new ContentDecryptor(parsed, _inputKeyingMaterial, _coding);
         _header = null;
         if (_inputKeyingMaterial is not null)
         {

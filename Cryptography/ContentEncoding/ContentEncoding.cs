@@ -10,13 +10,17 @@ using Cryptography.Internal;
 namespace Cryptography;
 
 /// <summary>
-/// Returns the input keying material for a key id found in a body's header, or <see langword="null"/>
-/// when the key id is unknown. The caller does not keep the returned array.
+/// Writes the input keying material for a key id found in a body's header into
+/// <paramref name="destination"/>, a buffer the library owns and wipes as soon as it has derived the
+/// body's keys: no copy of the key is left to the garbage collector.
 /// </summary>
 /// <param name="keyId">The header's key id (possibly empty).</param>
 /// <param name="coding">The coding the body is being decoded with.</param>
-/// <returns>The keying material, or <see langword="null"/>.</returns>
-public delegate byte[]? ContentKeyProvider(ReadOnlySpan<byte> keyId, ContentCoding coding);
+/// <param name="destination">Receives the keying material: room for <see cref="ContentEncoding.MaxKeyingMaterialSize"/> bytes.</param>
+/// <param name="bytesWritten">The keying material's length (at least 1).</param>
+/// <returns><see langword="true"/> when the key id is known; <see langword="false"/> when it is not
+/// (a <see cref="ContentEncodingHeaderException"/> naming the key id follows).</returns>
+public delegate bool ContentKeyProvider(ReadOnlySpan<byte> keyId, ContentCoding coding, Span<byte> destination, out int bytesWritten);
 
 /// <summary>
 /// Encrypted content encoding: the <c>aes128gcm</c> coding of RFC 8188 and this library's
@@ -52,6 +56,9 @@ public static class ContentEncoding
     /// header must not be able to make it allocate gigabytes.
     /// </summary>
     public const int MaxRecordSize = 16 * 1024 * 1024;
+
+    /// <summary>The most keying material a <see cref="ContentKeyProvider"/> may write: 256 bytes.</summary>
+    public const int MaxKeyingMaterialSize = 256;
 
     /// <summary>The record size used when none is given: 64 KiB, where the per-record cost is negligible.
     /// (RFC 8188's examples and Web Push use 4096.)</summary>
@@ -202,7 +209,7 @@ public static class ContentEncoding
     {
         ArgumentNullException.ThrowIfNull(keyProvider);
         ContentEncodingHeader header = ContentEncodingHeader.Parse(body, maxRecordSize);
-        using var decryptor = new ContentDecryptor(header, LookUpKey(keyProvider, header, coding), coding);
+        using ContentDecryptor decryptor = CreateDecryptor(keyProvider, header, coding);
         return DecryptToArray(body, decryptor);
     }
 
@@ -236,18 +243,26 @@ public static class ContentEncoding
         return DecryptRecords(body[header.Length..], destination, decryptor);
     }
 
-    internal static byte[] LookUpKey(ContentKeyProvider keyProvider, ContentEncodingHeader header, ContentCoding coding)
+    // The provider writes the key into a stack buffer that is wiped once the decryptor has derived its keys.
+    internal static ContentDecryptor CreateDecryptor(ContentKeyProvider keyProvider, ContentEncodingHeader header, ContentCoding coding)
     {
-        byte[]? key = keyProvider(header.KeyId.Span, coding);
-        if (key is null || key.Length == 0)
+        Span<byte> key = stackalloc byte[MaxKeyingMaterialSize];
+        try
         {
-            // The key id travels in the clear, so naming it leaks nothing; long ones are cut short.
-            ReadOnlySpan<byte> keyId = header.KeyId.Span;
-            string shown = Convert.ToHexString(keyId[..Math.Min(keyId.Length, 32)]) + (keyId.Length > 32 ? "..." : string.Empty);
-            throw new ContentEncodingHeaderException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.NoKeyForKeyId, keyId.Length, shown));
-        }
+            if (!keyProvider(header.KeyId.Span, coding, key, out int length) || length <= 0 || length > key.Length)
+            {
+                // The key id travels in the clear, so naming it leaks nothing; long ones are cut short.
+                ReadOnlySpan<byte> keyId = header.KeyId.Span;
+                string shown = Convert.ToHexString(keyId[..Math.Min(keyId.Length, 32)]) + (keyId.Length > 32 ? "..." : string.Empty);
+                throw new ContentEncodingHeaderException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.NoKeyForKeyId, keyId.Length, shown));
+            }
 
-        return key;
+            return new ContentDecryptor(header, key[..length], coding);
+        }
+        finally
+        {
+            CryptographicOperations.ZeroMemory(key);
+        }
     }
 
     internal static void ValidateRecordSize(int recordSize, string parameterName)

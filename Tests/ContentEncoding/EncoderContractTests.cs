@@ -113,6 +113,28 @@ public class EncoderContractTests
         Assert.That(ContentEncoding.GetMaxDecryptedLength(header, header.Length + recordsLength), Is.EqualTo(expected));
     }
 
+    // The provider writes into the library's buffer of MaxKeyingMaterialSize bytes; a length that is
+    // not in 1..that (a provider that says yes but wrote nothing, or claims more than there is room
+    // for) is no key.
+    [TestCase(0)]
+    [TestCase(-1)]
+    [TestCase(ContentEncoding.MaxKeyingMaterialSize + 1)]
+    public void AProviderThatWritesNoUsableKeyIsAMissingKey(int claimed)
+    {
+        byte[] body = ContentEncoding.Encrypt("x"u8, Ikm);
+        int room = 0;
+        bool Provider(ReadOnlySpan<byte> keyId, ContentCoding coding, Span<byte> destination, out int bytesWritten)
+        {
+            room = destination.Length;
+            bytesWritten = claimed;
+            return true;
+        }
+
+        Assert.Throws<ContentEncodingHeaderException>(() => ContentEncoding.Decrypt(body, Provider));
+        Assert.That(room, Is.EqualTo(ContentEncoding.MaxKeyingMaterialSize));
+        Assert.That(ContentEncoding.Decrypt(body, KeyProviders.Always(Ikm)), Is.EqualTo("x"u8.ToArray()));
+    }
+
     // The key id goes into the error in hex, cut at 32 bytes with "..." after.
     [TestCase(0, "()")]
     [TestCase(3, "(0A0B0C)")]
@@ -122,7 +144,7 @@ public class EncoderContractTests
     {
         byte[] keyId = Enumerable.Range(10, keyIdLength).Select(i => (byte)i).ToArray();
         byte[] body = ContentEncoding.Encrypt("x"u8, Ikm, keyId: keyId);
-        var error = Assert.Throws<ContentEncodingHeaderException>(() => ContentEncoding.Decrypt(body, (_, _) => null))!;
+        var error = Assert.Throws<ContentEncodingHeaderException>(() => ContentEncoding.Decrypt(body, KeyProviders.None))!;
         Assert.That(error.Message, Is.EqualTo($"No key is known for the key id of {keyIdLength} bytes in the header {shown}."));
     }
 

@@ -40,7 +40,7 @@ public class HandlerPolicyTests
 
     private static HttpClient Client(Func<HttpResponseMessage> respond, bool? requireEncryption)
     {
-        var handler = new ContentDecryptingHandler((keyId, coding) => Ikm, new StubHandler(respond));
+        var handler = new ContentDecryptingHandler(KeyProviders.Always(Ikm), new StubHandler(respond));
         if (requireEncryption is { } require)
         {
             handler.RequireEncryption = require;

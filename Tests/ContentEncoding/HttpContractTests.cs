@@ -23,7 +23,7 @@ public class HttpContractTests
 
     private static HttpClient Client(Func<HttpResponseMessage> respond, Action<ContentDecryptingHandler>? configure = null)
     {
-        var handler = new ContentDecryptingHandler((keyId, coding) => Ikm, new HandlerPolicyTests.StubHandler(respond));
+        var handler = new ContentDecryptingHandler(KeyProviders.Always(Ikm), new HandlerPolicyTests.StubHandler(respond));
         configure?.Invoke(handler);
         return new HttpClient(handler) { BaseAddress = new Uri("http://example.invalid/") };
     }
@@ -48,7 +48,7 @@ public class HttpContractTests
     {
         Assert.That(Assert.Throws<ArgumentNullException>(() => new ContentDecryptingHandler(null!))!.ParamName, Is.EqualTo("keyProvider"));
         Assert.That(Assert.Throws<ArgumentNullException>(() => new ContentDecryptingHandler(null!, new HttpClientHandler()))!.ParamName, Is.EqualTo("keyProvider"));
-        using var handler = new ContentDecryptingHandler((_, _) => Ikm);
+        using var handler = new ContentDecryptingHandler(KeyProviders.Always(Ikm));
         Assert.That(handler.MaxRecordSize, Is.EqualTo(ContentEncoding.MaxRecordSize));
         Assert.Throws<ArgumentOutOfRangeException>(() => handler.MaxRecordSize = 17);
         Assert.Throws<ArgumentOutOfRangeException>(() => handler.MaxRecordSize = ContentEncoding.MaxRecordSize + 1);

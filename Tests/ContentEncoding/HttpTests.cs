@@ -35,8 +35,11 @@ public class HttpTests
     private WebApplication _server = null!;
     private Uri _baseAddress = null!;
 
-    private static byte[]? Keys(ReadOnlySpan<byte> keyId, ContentCoding coding) =>
+    private static byte[]? KeyFor(ReadOnlySpan<byte> keyId) =>
         keyId.SequenceEqual("a"u8) ? KeyA : keyId.SequenceEqual("b"u8) ? KeyB : null;
+
+    private static bool Keys(ReadOnlySpan<byte> keyId, ContentCoding coding, Span<byte> destination, out int bytesWritten) =>
+        KeyProviders.Write(KeyFor(keyId), destination, out bytesWritten);
 
     [OneTimeSetUp]
     public async Task StartServer()
@@ -60,7 +63,7 @@ public class HttpTests
             context.Response.Headers.ContentEncoding = ContentEncoding.GetName(coding);
             context.Response.ContentType = "application/octet-stream";
             context.Response.ContentLength = ContentEncoding.GetEncryptedLength(size, recordSize, keyId.Length);
-            await using var encrypting = new ContentEncryptingStream(context.Response.Body, Keys(System.Text.Encoding.ASCII.GetBytes(keyId), coding), coding, recordSize, System.Text.Encoding.ASCII.GetBytes(keyId), leaveOpen: true);
+            await using var encrypting = new ContentEncryptingStream(context.Response.Body, KeyFor(System.Text.Encoding.ASCII.GetBytes(keyId)), coding, recordSize, System.Text.Encoding.ASCII.GetBytes(keyId), leaveOpen: true);
             await Generator.WriteAsync(encrypting, size, seed: 42);
         });
 
@@ -219,7 +222,7 @@ public class HttpTests
     [Test]
     public async Task AnUnknownKeyIdIsAHeaderError()
     {
-        using var client = new HttpClient(new ContentDecryptingHandler((keyId, coding) => null, new SocketsHttpHandler())) { BaseAddress = _baseAddress };
+        using var client = new HttpClient(new ContentDecryptingHandler(KeyProviders.None, new SocketsHttpHandler())) { BaseAddress = _baseAddress };
         using HttpResponseMessage response = await client.GetAsync("/generate?size=10&coding=Aes128Gcm&key=a&rs=4096", HttpCompletionOption.ResponseHeadersRead);
         var error = await Assert.ThrowsAsync<ContentEncodingHeaderException>(async () => await Hash(await response.Content.ReadAsStreamAsync()));
         Assert.That(error!.Message, Does.Contain("key id of 1 bytes"));

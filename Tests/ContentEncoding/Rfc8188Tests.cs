@@ -133,8 +133,8 @@ public class Rfc8188Tests
     [Test]
     public void Section32DecryptsWithAKeyProviderKeyedByKeyId()
     {
-        byte[]? Provider(ReadOnlySpan<byte> keyId, ContentCoding coding) =>
-            keyId.SequenceEqual("a1"u8) && coding == ContentCoding.Aes128Gcm ? Ikm32 : null;
+        bool Provider(ReadOnlySpan<byte> keyId, ContentCoding coding, Span<byte> destination, out int bytesWritten) =>
+            KeyProviders.Write(keyId.SequenceEqual("a1"u8) && coding == ContentCoding.Aes128Gcm ? Ikm32 : null, destination, out bytesWritten);
 
         Assert.That(ContentEncoding.Decrypt(Body32, Provider), Is.EqualTo(Walrus));
         Assert.That(Decoders.ReadAll(new ContentDecryptingStream(new MemoryStream(Body32), Provider), 100), Is.EqualTo(Walrus));

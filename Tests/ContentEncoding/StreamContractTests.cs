@@ -45,7 +45,7 @@ public class StreamContractTests
     public void TheDecryptingStreamChecksItsArguments()
     {
         byte[] body = ContentEncoding.Encrypt(Content(10), Ikm);
-        ContentKeyProvider keys = (_, _) => Ikm;
+        ContentKeyProvider keys = KeyProviders.Always(Ikm);
         Assert.That(Assert.Throws<ArgumentNullException>(() => new ContentDecryptingStream(null!, Ikm))!.ParamName, Is.EqualTo("source"));
         Assert.That(Assert.Throws<ArgumentNullException>(() => new ContentDecryptingStream(null!, keys))!.ParamName, Is.EqualTo("source"));
         Assert.That(Assert.Throws<ArgumentNullException>(() => new ContentDecryptingStream(new MemoryStream(body), (ContentKeyProvider)null!))!.ParamName, Is.EqualTo("keyProvider"));
