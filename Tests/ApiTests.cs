@@ -252,8 +252,7 @@ public class ApiTests
     public void DisposeWipesTheKeyAndLaterCallsThrow()
     {
         var aead = new AesGcmSiv(Key16);
-        var field = typeof(AesGcmSiv).GetField("_keyGeneratingKeySchedule", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Instance)!;
-        ulong[] schedule = (ulong[])field.GetValue(aead)!;
+        ulong[] schedule = PrivateState.KeyGeneratingKeySchedule(aead);
         Assert.That(schedule.Any(w => w != 0), Is.True);
         aead.Dispose();
         Assert.That(schedule.All(w => w == 0), Is.True, "key schedule not wiped");
@@ -282,8 +281,7 @@ public class ApiTests
     private static ulong[] CreateAndDropInstance()
     {
         var aead = new AesGcmSiv(Key16);
-        var field = typeof(AesGcmSiv).GetField("_keyGeneratingKeySchedule", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Instance)!;
-        return (ulong[])field.GetValue(aead)!;
+        return PrivateState.KeyGeneratingKeySchedule(aead);
     }
 
     [TestCaseSource(nameof(Backends))]

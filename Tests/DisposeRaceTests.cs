@@ -62,7 +62,7 @@ public class DisposeRaceTests
                     return opened.AsSpan().SequenceEqual(plaintext);
                 };
             },
-            aead => (ulong[])typeof(AesGcmSiv).GetField("_keyGeneratingKeySchedule", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Instance)!.GetValue(aead)!);
+            aead => PrivateState.KeyGeneratingKeySchedule(aead));
 
         result.AssertClean($"AesGcmSiv/{backend}");
     }

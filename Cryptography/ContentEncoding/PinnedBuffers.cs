@@ -18,6 +18,9 @@ internal static class PinnedBuffers
     private const int MaxPooledShift = 20;  // 1 MiB: larger buffers are allocated and dropped (rare, and their cost is small next to the data they carry)
 
     private static readonly ConcurrentQueue<byte[]>[] Pools = CreatePools();
+
+    /// <summary>The pools, for the tests that check no pooled buffer keeps plaintext.</summary>
+    internal static ConcurrentQueue<byte[]>[] PoolsForTests => Pools;
     private static readonly int[] Counts = new int[MaxPooledShift - MinShift + 1];
 
     /// <summary>A pinned array of at least <paramref name="minimumLength"/> bytes; its contents are unspecified (never plaintext: that is wiped on return).</summary>

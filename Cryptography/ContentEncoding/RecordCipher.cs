@@ -104,7 +104,7 @@ internal abstract class RecordCipher : IDisposable
 
     protected abstract bool TryOpen(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext);
 
-    private sealed class AesGcmRecordCipher : RecordCipher
+    internal sealed class AesGcmRecordCipher : RecordCipher
     {
         private readonly AesGcm _aead;
 

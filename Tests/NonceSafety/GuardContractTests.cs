@@ -186,7 +186,7 @@ public class GuardContractTests
     public void DisposingTheGuardDisposesTheAeadItWraps()
     {
         var guard = new GuardedAesGcmSiv(RandomNumberGenerator.GetBytes(32));
-        var aead = (AesGcmSiv)typeof(GuardedAesGcmSiv).GetField("_aead", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Instance)!.GetValue(guard)!;
+        var aead = PrivateState.Aead(guard);
         guard.Dispose();
         Assert.That(() => aead.Encrypt(Nonce(1), new byte[1], new byte[1], new byte[16]), Throws.TypeOf<ObjectDisposedException>());
     }

@@ -116,7 +116,7 @@ public class StreamContractTests
             : new ContentEncryptingStream(output, Ikm, ContentCoding.Aes256GcmSiv, 4096, leaveOpen: true) { MaxDegreeOfParallelism = threads };
         Assert.That(encrypting.MaxDegreeOfParallelism, Is.EqualTo(threads));
         encrypting.Write(content);
-        Assert.That(Internals.Field<object?>(encrypting, "_pipeline"), threads == 1 ? Is.Null : Is.Not.Null);
+        Assert.That(Internals.Pipeline(encrypting), threads == 1 ? Is.Null : Is.Not.Null);
         encrypting.Dispose();
 
         var decrypting = threads == 1
@@ -126,7 +126,7 @@ public class StreamContractTests
         byte[] buffer = new byte[content.Length];
         decrypting.ReadExactly(buffer.AsSpan(0, 2 << 20));
         decrypting.ReadExactly(buffer.AsSpan(2 << 20));
-        Assert.That(Internals.Field<object?>(decrypting, "_pipeline"), threads == 1 ? Is.Null : Is.Not.Null);
+        Assert.That(Internals.Pipeline(decrypting), threads == 1 ? Is.Null : Is.Not.Null);
         Assert.That(buffer, Is.EqualTo(content));
         decrypting.Dispose();
     }
@@ -309,13 +309,13 @@ public class StreamContractTests
     {
         var output = new MemoryStream();
         var stream = new ContentEncryptingStream(output, Ikm, leaveOpen: true);
-        byte[] nonceBase = Internals.NonceBase(Internals.Field<ContentEncryptor>(stream, "_encryptor"));
+        byte[] nonceBase = Internals.NonceBase(Internals.Encryptor(stream));
         stream.Write(Content(10));
         stream.Dispose();
 
         Assert.That(nonceBase.All(b => b == 0), Is.True, "the nonce base is wiped");
         Assert.That(stream.CanWrite, Is.False);
-        Assert.That(Internals.Field<byte[]?>(stream, "_record"), Is.Null, "the record buffer went back to the pool, which wipes it");
+        Assert.That(Internals.Record(stream), Is.Null, "the record buffer went back to the pool, which wipes it");
         string expected = typeof(ContentEncryptingStream).FullName!;
         Assert.That(Assert.Throws<ObjectDisposedException>(() => stream.Write(Content(1)))!.ObjectName, Is.EqualTo(expected));
         Assert.That(async () => await stream.WriteAsync(Content(1)), Throws.TypeOf<ObjectDisposedException>().With.Property("ObjectName").EqualTo(expected));
@@ -334,11 +334,11 @@ public class StreamContractTests
     {
         var output = new MemoryStream();
         var stream = new ContentEncryptingStream(output, Ikm, leaveOpen: true);
-        byte[] nonceBase = Internals.NonceBase(Internals.Field<ContentEncryptor>(stream, "_encryptor"));
+        byte[] nonceBase = Internals.NonceBase(Internals.Encryptor(stream));
         await stream.WriteAsync(Content(10));
         await stream.DisposeAsync();
         Assert.That(nonceBase.All(b => b == 0), Is.True, "the nonce base is wiped");
-        Assert.That(Internals.Field<byte[]?>(stream, "_record"), Is.Null);
+        Assert.That(Internals.Record(stream), Is.Null);
         Assert.That(ContentEncoding.Decrypt(output.ToArray(), Ikm), Is.EqualTo(Content(10)));
     }
 
@@ -383,20 +383,20 @@ public class StreamContractTests
     {
         var source = new MemoryStream(ContentEncoding.Encrypt(Content(100), Ikm, recordSize: 50));
         var unread = new ContentDecryptingStream(new MemoryStream(), Ikm);
-        byte[] ikmCopy = Internals.Field<byte[]>(unread, "_inputKeyingMaterial");
+        byte[] ikmCopy = Internals.InputKeyingMaterial(unread)!;
         unread.Dispose();
         Assert.That(ikmCopy.All(b => b == 0), Is.True, "the keying material is wiped even before the first read");
 
         var stream = new ContentDecryptingStream(source, Ikm, leaveOpen: leaveOpen);
         Assert.That(stream.Read(new byte[10]), Is.EqualTo(10));
-        byte[] nonceBase = Internals.NonceBase(Internals.Field<ContentDecryptor>(stream, "_decryptor"));
+        byte[] nonceBase = Internals.NonceBase(Internals.Decryptor(stream)!);
         Assert.That(nonceBase.Any(b => b != 0), Is.True);
 
         stream.Dispose();
         Assert.That(nonceBase.All(b => b == 0), Is.True, "the nonce base is wiped");
         Assert.That(source.CanRead, Is.EqualTo(leaveOpen));
         Assert.That(stream.CanRead, Is.False);
-        Assert.That(Internals.Field<byte[]?>(stream, "_record"), Is.Null, "the record buffer went back to the pool, which wipes it");
+        Assert.That(Internals.Record(stream), Is.Null, "the record buffer went back to the pool, which wipes it");
         string expected = typeof(ContentDecryptingStream).FullName!;
         Assert.That(Assert.Throws<ObjectDisposedException>(() => _ = stream.Read(new byte[1]))!.ObjectName, Is.EqualTo(expected));
         Assert.That(async () => _ = await stream.ReadAsync(new byte[1]), Throws.TypeOf<ObjectDisposedException>().With.Property("ObjectName").EqualTo(expected));
@@ -409,7 +409,7 @@ public class StreamContractTests
     public void TheDecryptingStreamWipesItsCopyOfTheKeyingMaterialOnceTheKeysAreDerived()
     {
         var stream = new ContentDecryptingStream(new MemoryStream(ContentEncoding.Encrypt(Content(100), Ikm, recordSize: 50)), Ikm);
-        byte[] ikmCopy = Internals.Field<byte[]>(stream, "_inputKeyingMaterial");
+        byte[] ikmCopy = Internals.InputKeyingMaterial(stream)!;
         Assert.That(ikmCopy, Is.EqualTo(Ikm));
         Assert.That(stream.Read(new byte[1]), Is.EqualTo(1));
         Assert.That(ikmCopy.All(b => b == 0), Is.True);
@@ -427,13 +427,13 @@ public class StreamContractTests
         using var stream = new ContentDecryptingStream(new MemoryStream(body), Ikm);
         byte[] one = new byte[1];
         Assert.That(async ? await stream.ReadAsync(one) : stream.Read(one), Is.EqualTo(1));
-        Assert.That(Internals.Field<byte[]>(stream, "_record").Any(b => b != 0), Is.True, "the first record's plaintext is buffered");
+        Assert.That(Internals.Record(stream)!.Any(b => b != 0), Is.True, "the first record's plaintext is buffered");
 
         var error = async
             ? await Assert.ThrowsAsync<ContentEncodingCorruptedException>(async () => { while (await stream.ReadAsync(one) > 0) { } })
             : Assert.Throws<ContentEncodingCorruptedException>(() => { while (stream.Read(one) > 0) { } });
         Assert.That(error!.RecordIndex, Is.EqualTo(1));
-        Assert.That(Internals.Field<byte[]>(stream, "_record").All(b => b == 0), Is.True, "the buffer is wiped");
+        Assert.That(Internals.Record(stream)!.All(b => b == 0), Is.True, "the buffer is wiped");
         Assert.That(async () => _ = await stream.ReadAsync(one), Throws.TypeOf<ContentEncodingCorruptedException>(), "and the stream stays failed");
     }
 

@@ -379,9 +379,7 @@ public class PipelineTests
                 break;
         }
 
-        var pools = (System.Collections.Concurrent.ConcurrentQueue<byte[]>[])typeof(ContentEncoding).Assembly
-            .GetType("Cryptography.Internal.PinnedBuffers")!
-            .GetField("Pools", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Static)!.GetValue(null)!;
+        var pools = Internals.PinnedBufferPools;
         byte[] run = new byte[64];
         run.AsSpan().Fill(0x5A);
         int buffers = 0;

@@ -219,7 +219,7 @@ public class StreamFaultTests
     }
 
     private static byte[] RecordBuffer(Stream stream) =>
-        (byte[])stream.GetType().GetField("_record", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Instance)!.GetValue(stream)!;
+        (stream is ContentEncryptingStream encrypting ? Internals.Record(encrypting) : Internals.Record((ContentDecryptingStream)stream))!;
 
     private static nint Address(byte[] array) => System.Runtime.InteropServices.Marshal.UnsafeAddrOfPinnedArrayElement(array, 0);
 

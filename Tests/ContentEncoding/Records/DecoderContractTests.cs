@@ -96,7 +96,7 @@ public class DecoderContractTests
     {
         (byte[] first, _, ContentEncodingHeader header) = TwoRecords(coding);
         var decryptor = new ContentDecryptor(header, Ikm, coding);
-        var cipher = Internals.Field<RecordCipher>(decryptor, "_cipher");
+        var cipher = Internals.Cipher(decryptor);
         byte[] nonceBase = Internals.NonceBase(decryptor);
         Assert.That(nonceBase.Any(b => b != 0), Is.True);
 

@@ -204,8 +204,8 @@ public class EncoderContractTests
         sibling.Seal(7, plaintext, viaSibling, siblingTag);
         Assert.That((viaSibling, siblingTag), Is.EqualTo((ciphertext, tag)));
 
-        byte[] key = Internals.Field<byte[]>(cipher, "_key");
-        byte[] siblingKey = Internals.Field<byte[]>(sibling, "_key");
+        byte[] key = Internals.Key((RecordCipher.AesGcmRecordCipher)cipher);
+        byte[] siblingKey = Internals.Key((RecordCipher.AesGcmRecordCipher)sibling);
         Assert.That(key.Any(b => b != 0) && siblingKey.Any(b => b != 0), Is.True);
 
         cipher.Dispose();

@@ -124,7 +124,8 @@ public class HttpContractTests
     [TestCase(true)]
     public async Task DisposingTheDecodedStreamClosesTheEncryptedOne(bool async)
     {
-        var inner = new StreamContent(new TrackingStream(ContentEncoding.Encrypt(Content, Ikm)));
+        var source = new TrackingStream(ContentEncoding.Encrypt(Content, Ikm));
+        var inner = new StreamContent(source);
         inner.Headers.ContentEncoding.Add("aes128gcm");
         using HttpClient client = Client(() => Encrypted(inner));
         using HttpResponseMessage response = async
@@ -134,7 +135,6 @@ public class HttpContractTests
         byte[] first = new byte[100];
         decoded.ReadExactly(first);
         Assert.That(first, Is.EqualTo(Content.AsSpan(0, 100).ToArray()));
-        var source = Internals.Field<TrackingStream>(inner, "_content");
         Assert.That(source.Closed, Is.False);
         decoded.Dispose();
         Assert.That(source.Closed, Is.True);
@@ -227,7 +227,7 @@ public class HttpContractTests
     {
         var inner = new TrackingContent(Content);
         var content = new EncryptedHttpContent(inner, Ikm);
-        var ikmCopy = Internals.Field<byte[]>(content, "_inputKeyingMaterial");
+        var ikmCopy = Internals.InputKeyingMaterial(content);
         Assert.That(ikmCopy, Is.EqualTo(Ikm));
         content.Dispose();
         Assert.That(inner.Disposed, Is.True);
