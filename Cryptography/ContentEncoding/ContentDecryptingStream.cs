@@ -715,8 +715,7 @@ public sealed class ContentDecryptingStream : Stream
         _recordReceived = 0;
         if (received == 0)
         {
-            decryptor.Complete();
-            _endOfBody = true;
+            _endOfBody = decryptor.CheckEnd(sourceEnded: true);
             return 0;
         }
 
@@ -768,12 +767,6 @@ public sealed class ContentDecryptingStream : Stream
     private void EndBody(int bytesAfterLastRecord)
     {
         _probePending = false;
-        if (bytesAfterLastRecord != 0)
-        {
-            long index = _decryptor!.RecordCount - 1;
-            throw new ContentEncodingCorruptedException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.RecordAfterLast, index), index);
-        }
-
-        _endOfBody = true;
+        _endOfBody = _decryptor!.CheckEnd(sourceEnded: bytesAfterLastRecord == 0);
     }
 }

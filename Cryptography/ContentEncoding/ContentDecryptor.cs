@@ -76,7 +76,7 @@ public sealed class ContentDecryptor : IDisposable
         long index = RecordCount;
         if (IsComplete)
         {
-            throw new ContentEncodingCorruptedException(Format(ContentEncodingMessages.RecordAfterLast, index - 1), index - 1);
+            throw DataAfterLastRecord();
         }
 
         if (record.Length < 1 + ContentEncoding.TagSize)
@@ -178,7 +178,7 @@ public sealed class ContentDecryptor : IDisposable
         long first = RecordCount;
         if (IsComplete)
         {
-            throw new ContentEncodingCorruptedException(Format(ContentEncodingMessages.RecordAfterLast, first - 1), first - 1);
+            throw DataAfterLastRecord();
         }
 
         int workers = RecordBatch.Workers(count, maxDegreeOfParallelism);
@@ -257,6 +257,24 @@ public sealed class ContentDecryptor : IDisposable
         }
     }
 
+    /// <summary>The end-of-body rule (RFC 8188 section 2), for a reader that knows, after the records
+    /// opened so far, whether its source has ended: a body ends exactly after the record marked as the
+    /// last one. The streams and their pipeline supply the facts; the decisions and errors are here.</summary>
+    /// <param name="sourceEnded">Whether the source has ended after the records opened so far.</param>
+    /// <returns><see langword="true"/> when the body is complete; <see langword="false"/> when more records are to come.</returns>
+    /// <exception cref="ContentEncodingTruncatedException">The source ended before the last record.</exception>
+    /// <exception cref="ContentEncodingCorruptedException">The source goes on after the last record.</exception>
+    internal bool CheckEnd(bool sourceEnded)
+    {
+        if (sourceEnded)
+        {
+            Complete();
+            return true;
+        }
+
+        return IsComplete ? throw DataAfterLastRecord() : false;
+    }
+
     /// <summary>Checks, at the end of the body, that its last record has been opened.</summary>
     /// <exception cref="ContentEncodingTruncatedException">No record marked as the last one has been opened: the body was truncated.</exception>
     public void Complete()
@@ -333,6 +351,9 @@ public sealed class ContentDecryptor : IDisposable
         RecordOutcome.NoDelimiter => new ContentEncodingCorruptedException(Format(ContentEncodingMessages.NoDelimiter, index), index),
         _ => new ContentEncodingCorruptedException(Format(ContentEncodingMessages.BadDelimiter, index, opened.Delimiter), index),
     };
+
+    private ContentEncodingCorruptedException DataAfterLastRecord() =>
+        new(Format(ContentEncodingMessages.RecordAfterLast, RecordCount - 1), RecordCount - 1);
 
     private static string Format(string format, params object[] arguments) => string.Format(CultureInfo.InvariantCulture, format, arguments);
 }

@@ -502,12 +502,14 @@ internal sealed class OpeningPipeline : IDisposable
 
                     bool more = after.Received != 0;
                     Return(after);
-                    if (more)
+                    try
                     {
-                        long index = _decryptor.RecordCount - 1;
+                        _decryptor.CheckEnd(sourceEnded: !more);
+                    }
+                    catch (ContentEncodingException failure)
+                    {
                         batch.DataLength -= batch.HeldBack;
                         await PostAsync(new Item(batch, null), stop).ConfigureAwait(false);
-                        var failure = new ContentEncodingCorruptedException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.RecordAfterLast, index), index);
                         await PostAsync(new Item(null, ExceptionDispatchInfo.Capture(failure)), stop).ConfigureAwait(false);
                         return;
                     }
@@ -577,7 +579,7 @@ internal sealed class OpeningPipeline : IDisposable
             }
             else if (batch.Ended)
             {
-                _decryptor.Complete();
+                _decryptor.CheckEnd(sourceEnded: true);
             }
             else if (_decryptor.IsComplete && count > 0)
             {
