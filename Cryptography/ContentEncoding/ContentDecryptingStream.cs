@@ -195,10 +195,13 @@ public sealed class ContentDecryptingStream : Stream
         return written + chunk.Length;
     }
 
-    /// <inheritdoc cref="Read(Span{byte})"/>
+    /// <summary>Reads verified, decrypted data, as <see cref="Read(Span{byte})"/> does.</summary>
     /// <param name="buffer">Receives the data.</param>
     /// <param name="offset">Where to put the data in <paramref name="buffer"/>.</param>
     /// <param name="count">The most bytes to read.</param>
+    /// <returns>The number of bytes read; 0 only at the verified end of the body (or for <paramref name="count"/> 0).</returns>
+    /// <exception cref="ContentEncodingException">The header, a record or the body's end fails to verify.</exception>
+    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
     public override int Read(byte[] buffer, int offset, int count)
     {
         ValidateBufferArguments(buffer, offset, count);
@@ -212,9 +215,12 @@ public sealed class ContentDecryptingStream : Stream
         return Read(new Span<byte>(ref value)) == 0 ? -1 : value;
     }
 
-    /// <inheritdoc cref="Read(Span{byte})"/>
+    /// <summary>Reads verified, decrypted data, as <see cref="Read(Span{byte})"/> does.</summary>
     /// <param name="buffer">Receives the data. When it has room for a whole record, the record decrypts straight into it.</param>
     /// <param name="cancellationToken">Cancels the reads from the source.</param>
+    /// <returns>The number of bytes read; 0 only at the verified end of the body (or for an empty <paramref name="buffer"/>).</returns>
+    /// <exception cref="ContentEncodingException">The header, a record or the body's end fails to verify.</exception>
+    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
     public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
     {
         ThrowIfUnusable();
@@ -228,7 +234,10 @@ public sealed class ContentDecryptingStream : Stream
         return written + chunk.Length;
     }
 
-    /// <inheritdoc cref="ReadAsync(Memory{byte}, CancellationToken)"/>
+    /// <summary>Reads verified, decrypted data, as <see cref="Read(Span{byte})"/> does.</summary>
+    /// <returns>The number of bytes read; 0 only at the verified end of the body (or for <paramref name="count"/> 0).</returns>
+    /// <exception cref="ContentEncodingException">The header, a record or the body's end fails to verify.</exception>
+    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
     /// <param name="buffer">Receives the data.</param>
     /// <param name="offset">Where to put the data in <paramref name="buffer"/>.</param>
     /// <param name="count">The most bytes to read.</param>
