@@ -31,5 +31,5 @@ if ! dotnet docfx docfx.json --warningsAsErrors 2>&1 | tee "$log"; then
   exit 1
 fi
 pages=$(find _site -name '*.html' -not -name 'toc.html' | wc -l)
-api=$(find _site/api -name '*.html' | wc -l)
+api=$(find _site/api -name '*.html' -not -name 'toc.html' | wc -l)
 echo "build-docs: site written to _site/: $pages pages ($api in the API reference); start page _site/index.html"

@@ -11,6 +11,8 @@
 #   3. linkchecker follows every link of every page and fails on a broken internal one (a missing
 #      page, image or anchor); links to other sites are not fetched (CI has no internet). Its
 #      report is written to SCREENSHOT_DIR/linkchecker.txt.
+# Before that, every link of README.md (the package's readme) into the published site, and the
+# package's project URL (DocsSiteUrl in Cryptography/Cryptography.csproj), must name a page of _site/.
 # API pages are found through DocFX's _site/xrefmap.yml (by uid), never by a hard-coded file name,
 # so a type that moves to another namespace needs no change here.
 #
@@ -71,6 +73,31 @@ done
 if [ -d docs/reports ]; then
   while IFS= read -r md; do pages+=("${md%.md}.html"); done < <(find docs/reports -name '*.md' | sort)
 fi
+
+# The package's project URL and the README's links into the published site (DocsSiteUrl in
+# Cryptography/Cryptography.csproj) must name pages this site has.
+echo "== links to the published site from README.md and the package"
+python3 - <<'PY' || exit 1
+import os, re, sys
+csproj = open("Cryptography/Cryptography.csproj", encoding="utf-8").read()
+m = re.search(r"<DocsSiteUrl>([^<]+)</DocsSiteUrl>", csproj)
+if not m:
+    sys.exit("check-docs: no DocsSiteUrl in Cryptography/Cryptography.csproj")
+base = m.group(1)
+links = re.findall(re.escape(base) + r"[^\s)\"'<>]*", open("README.md", encoding="utf-8").read())
+links.append(base)  # PackageProjectUrl
+bad = []
+for url in sorted(set(links)):
+    rel = url[len(base):].split("#")[0]
+    if rel == "" or rel.endswith("/"):
+        rel += "index.html"
+    if not os.path.isfile(os.path.join("_site", rel)):
+        bad.append(url)
+for url in bad:
+    print(f"check-docs: {url} names no page of _site/", file=sys.stderr)
+print(f"{len(set(links)) - len(bad)} of {len(set(links))} links to {base} name pages of the site")
+sys.exit(1 if bad else 0)
+PY
 
 # Serve the site on a free port of 127.0.0.1 only.
 work=$(mktemp -d)
