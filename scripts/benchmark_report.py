@@ -240,9 +240,10 @@ def compare(root):
         ax.set_yscale("log")
         ax.grid(axis="y", which="both", alpha=0.3)
     axes[0].set_ylabel("AesGcmSiv time / best peer's time (below 1: faster)")
-    axes[1].legend(fontsize=8)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=max(1, len(names)), fontsize=8, frameon=False)
     fig.suptitle("AesGcmSiv against the best peer on each platform (shared 2-core machine; ratios within one run)", fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     fig.savefig(os.path.join(root, "comparison.png"), dpi=110)
 
 
