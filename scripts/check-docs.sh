@@ -11,7 +11,8 @@
 #   3. linkchecker follows every link of every page and fails on a broken internal one (a missing
 #      page, image or anchor); links to other sites are not fetched (CI has no internet). Its
 #      report is written to SCREENSHOT_DIR/linkchecker.txt.
-# Before that, every link of README.md (the package's readme) into the published site, and the
+# Before that, the benchmark report pages (docs/reports/) must be what scripts/benchmark_report.py
+# writes from their data, and every link of README.md (the package's readme) into the published site, and the
 # package's project URL (DocsSiteUrl in Cryptography/Cryptography.csproj), must name a page of _site/.
 # API pages are found through DocFX's _site/xrefmap.yml (by uid), never by a hard-coded file name,
 # so a type that moves to another namespace needs no change here.
@@ -98,6 +99,35 @@ for url in bad:
 print(f"{len(set(links)) - len(bad)} of {len(set(links))} links to {base} name pages of the site")
 sys.exit(1 if bad else 0)
 PY
+
+# The benchmark report pages are what scripts/benchmark_report.py writes from the committed
+# results.csv and runtime.txt: nothing on them is edited by hand.
+if [ -d docs/reports ]; then
+  echo "== benchmark report pages against their data"
+  if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+    if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+      apt-get install -y --no-install-recommends python3-matplotlib >/dev/null \
+        || { apt-get update >/dev/null && apt-get install -y --no-install-recommends python3-matplotlib >/dev/null; }
+    fi
+  fi
+  redrawn=$(mktemp -d)
+  cp -r docs/reports "$redrawn/reports"
+  for dir in "$redrawn"/reports/*/; do
+    [ -f "$dir/results.csv" ] && /usr/bin/python3 scripts/benchmark_report.py platform "$dir"
+  done
+  /usr/bin/python3 scripts/benchmark_report.py compare "$redrawn/reports"
+  stale=0
+  while IFS= read -r page; do
+    rel=${page#"$redrawn"/reports/}
+    if ! cmp -s "$page" "docs/reports/$rel"; then
+      echo "check-docs: docs/reports/$rel differs from what scripts/benchmark_report.py writes from its data" >&2
+      stale=1
+    fi
+  done < <(find "$redrawn/reports" -name index.md)
+  rm -rf "$redrawn"
+  [ $stale -eq 0 ] || exit 1
+  echo "benchmark report pages match their data ($(find docs/reports -name results.csv | wc -l) reports)"
+fi
 
 # Serve the site on a free port of 127.0.0.1 only.
 work=$(mktemp -d)
