@@ -27,7 +27,7 @@ trap 'rm -f "$log"' EXIT
 # `docfx docfx.json` runs both steps: metadata (api/*.yml from the XML doc comments), then build.
 if ! dotnet docfx docfx.json --warningsAsErrors 2>&1 | tee "$log"; then
   echo "build-docs: DocFX failed or reported warnings (treated as errors):" >&2
-  grep -E ": (warning|error)" "$log" | sort -u >&2 || true
+  grep -E ": (warning|error)" "$log" >&2 || true
   exit 1
 fi
 pages=$(find _site -name '*.html' -not -name 'toc.html' | wc -l)
