@@ -177,6 +177,17 @@ def compare(root):
         "",
         "Reports committed from: " + ", ".join(f"`{c}`" for c in commits) + ".",
         "",
+    ]
+    # A peer whose version changed between reports (a system package upgraded between runs) is named,
+    # since its ratios then compare different builds.
+    for key, label in [("openssl", "OpenSSL (under AesGcm)"), ("boringssl_package", "BoringSSL"), ("libsodium", "libsodium"), ("bouncycastle", "BouncyCastle"), ("runtime", "runtime")]:
+        versions = {}
+        for name, (info, _, _) in data.items():
+            versions.setdefault(info.get(key, "?").replace(" (Native AOT)", "").replace(" (JIT)", ""), []).append(name)
+        if len(versions) > 1:
+            lines.append(f"{label} differs between reports: " + "; ".join(f"{v} in {', '.join(n)}" for v, n in versions.items()) + ".")
+            lines.append("")
+    lines += [
         "![AesGcmSiv's time over the best peer's, per platform](comparison.png)",
         "",
     ]
