@@ -1,41 +1,35 @@
 #!/usr/bin/env bash
-# Builds the documentation site into _site/ (git-ignored): the API reference of the public surface
-# of Cryptography/ from its XML doc comments, plus the guides in docs/*.md, with Doxygen.
-# Configuration: docs/doxygen/ (Doxyfile, DoxygenLayout.xml, filter.py). Doxygen warnings are
-# errors (WARN_AS_ERROR = FAIL_ON_WARNINGS): a broken reference fails the build.
+# Builds the documentation site into _site/ (git-ignored) with DocFX, from docfx.json: the guides
+# in docs/ in the order of docs/toc.yml, the API reference from the library's XML documentation
+# comments (every public type and member, grouped by namespace), the benchmark reports and charts
+# (docs/benchmarks.md, docs/reports/), the modern template and its offline search index.
+# DocFX warnings are errors (--warningsAsErrors): a broken link, an unresolved cross-reference or
+# a malformed doc comment fails the build.
 #
-# Usage: scripts/build-docs.sh          (from anywhere; open _site/index.html)
+# Usage: scripts/build-docs.sh          (from anywhere; then scripts/check-docs.sh, or serve _site/)
 #
-# Needs doxygen (Debian: doxygen 1.9.4), doxygen-awesome-css (the theme) and python3 (the input
-# filter). When one is missing and this runs as root, it installs them with apt-get and says so;
-# otherwise it stops and names the command to run.
+# DocFX is the `docfx` dotnet tool at the version pinned in .config/dotnet-tools.json; this
+# restores it (`dotnet tool restore`) from the NuGet feed. The metadata step builds
+# Cryptography/Cryptography.csproj, so the .NET 10 SDK is all it needs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-theme=/usr/share/doxygen-awesome-css/doxygen-awesome.css
-if ! command -v doxygen >/dev/null || [ ! -f "$theme" ] || ! command -v python3 >/dev/null; then
-  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
-    echo "build-docs: installing doxygen, doxygen-awesome-css and python3 with apt-get" >&2
-    apt-get install -y --no-install-recommends doxygen doxygen-awesome-css python3 >/dev/null \
-      || { apt-get update >/dev/null && apt-get install -y --no-install-recommends doxygen doxygen-awesome-css python3 >/dev/null; }
-  else
-    echo "build-docs: needs doxygen, doxygen-awesome-css and python3: sudo apt-get install doxygen doxygen-awesome-css python3" >&2
-    exit 1
-  fi
-fi
-
-# Every guide must be on the site and in the DocFX table of contents, in both cases by name.
+# Every guide must be on the site in reading order: docs/toc.yml names each docs/*.md.
 for md in docs/*.md; do
   name=$(basename "$md")
-  grep -qE "^INPUT .*docs/$name( |$)" docs/doxygen/Doxyfile || { echo "build-docs: $md is not in INPUT of docs/doxygen/Doxyfile" >&2; exit 1; }
   grep -qE "href: $name$" docs/toc.yml || { echo "build-docs: $md is not in docs/toc.yml" >&2; exit 1; }
 done
 
-rm -rf _site
-mkdir -p _site
-# Doxygen prints only warnings (QUIET = YES); with FAIL_ON_WARNINGS it exits non-zero after any.
-if ! doxygen docs/doxygen/Doxyfile; then
-  echo "build-docs: doxygen reported warnings (treated as errors); see above" >&2
+dotnet tool restore >/dev/null
+rm -rf _site api/*.yml api/.manifest
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+# `docfx docfx.json` runs both steps: metadata (api/*.yml from the XML doc comments), then build.
+if ! dotnet docfx docfx.json --warningsAsErrors 2>&1 | tee "$log"; then
+  echo "build-docs: DocFX failed or reported warnings (treated as errors):" >&2
+  grep -E ": (warning|error)" "$log" >&2 || true
   exit 1
 fi
-echo "build-docs: site written to _site/ (start page: _site/index.html)"
+pages=$(find _site -name '*.html' -not -name 'toc.html' | wc -l)
+api=$(find _site/api -name '*.html' -not -name 'toc.html' | wc -l)
+echo "build-docs: site written to _site/: $pages pages ($api in the API reference); start page _site/index.html"

@@ -1,23 +1,30 @@
-// Opens pages of the built documentation site in headless Chromium, as a reader would, from
-// file:// (no server): fails on any console error, uncaught page error or failed local request,
-// and writes a screenshot of each page. Run by scripts/check-docs.sh; usage:
+// Opens pages of the built DocFX site in headless Chromium, as a reader would, and uses the
+// site's own search box. Run by scripts/check-docs.sh, which serves _site/ on 127.0.0.1 (the
+// modern template loads its navigation and its search index with fetch and a web worker, which
+// do not work from file://). Usage:
 //
-//   node check.mjs SITE_DIR SCREENSHOT_DIR PAGE.html...
+//   node check.mjs BASE_URL SCREENSHOT_DIR CLASS_PAGE PAGE.html...
+//
+// Every PAGE (relative to BASE_URL) must load with no console error, no uncaught script error,
+// no failed request and no request that leaves 127.0.0.1, show a title (the article's h1) and a
+// filled-in navigation bar; a screenshot of each goes to SCREENSHOT_DIR. Then the start page's
+// search box is given "AesGcmSiv": the results must list CLASS_PAGE (the AesGcmSiv class page, as
+// DocFX's xrefmap.yml names it), and a screenshot of the results is kept too.
 //
 // Chromium is Debian's /usr/bin/chromium (or $CHROMIUM), started with a fresh profile and without
 // anything that reaches the network on its own.
 
 import { chromium } from 'playwright-core';
-import { mkdtempSync, mkdirSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 
-const [siteDir, screenshotDir, ...pages] = process.argv.slice(2);
-if (!siteDir || !screenshotDir || pages.length === 0) {
-  console.error('usage: node check.mjs SITE_DIR SCREENSHOT_DIR PAGE.html...');
+const [baseArg, screenshotDir, classPage, ...pages] = process.argv.slice(2);
+if (!baseArg || !screenshotDir || !classPage || pages.length === 0) {
+  console.error('usage: node check.mjs BASE_URL SCREENSHOT_DIR CLASS_PAGE PAGE.html...');
   process.exit(2);
 }
+const base = new URL(baseArg.endsWith('/') ? baseArg : baseArg + '/');
 
 mkdirSync(screenshotDir, { recursive: true });
 const profile = mkdtempSync(path.join(tmpdir(), 'docs-check-profile-'));
@@ -31,33 +38,44 @@ const context = await chromium.launchPersistentContext(profile, {
   ],
 });
 
+// A page of this site must work offline: anything not served by the local server is refused
+// and reported.
+await context.route('**/*', (route) => {
+  const url = new URL(route.request().url());
+  if (url.origin === base.origin || url.protocol === 'data:' || url.protocol === 'blob:') return route.continue();
+  return route.abort('blockedbyclient');
+});
+
+function shotName(name) {
+  return name.replace(/\.html$/, '').replace(/[\/\\]/g, '_') + '.png';
+}
+
+function watch(page, problems) {
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  page.on('requestfailed', (request) => problems.push(`failed to load ${request.url()}: ${request.failure()?.errorText}`));
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`HTTP ${response.status()} for ${response.url()}`);
+  });
+}
+
 let failures = 0;
 try {
   for (const name of pages) {
-    const file = path.resolve(siteDir, name);
-    if (!existsSync(file)) {
-      console.error(`FAIL ${name}: no such page in ${siteDir}`);
-      failures++;
-      continue;
-    }
-
     const problems = [];
     const page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-    page.on('requestfailed', (request) => problems.push(`failed to load ${request.url()}: ${request.failure()?.errorText}`));
+    watch(page, problems);
+    const response = await page.goto(new URL(name, base).href, { waitUntil: 'networkidle' });
+    if (!response || !response.ok()) problems.push(`no such page (HTTP ${response?.status()})`);
 
-    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
-    // Doxygen builds the navigation tree and the search box from scripts after load.
-    await page.waitForSelector('#nav-tree-contents li', { timeout: 10000 }).catch(() => problems.push('navigation tree did not appear'));
-    await page.waitForTimeout(300);
+    // The modern template fills the navigation bar from toc.json after load.
+    await page.waitForSelector('#navbar a', { timeout: 10000 }).catch(() => problems.push('navigation bar did not appear'));
+    const title = (await page.locator('article h1').first().textContent({ timeout: 5000 }).catch(() => ''))?.trim();
+    if (!title) problems.push('page has no title (article h1)');
 
-    const title = (await page.locator('.title').first().textContent().catch(() => ''))?.trim();
-    if (!title) problems.push('page has no title');
-
-    const shot = path.join(screenshotDir, name.replace(/\.html$/, '.png'));
+    const shot = path.join(screenshotDir, shotName(name));
     await page.screenshot({ path: shot });
     await page.close();
 
@@ -68,10 +86,38 @@ try {
       console.log(`ok   ${name} (${title}) -> ${shot}`);
     }
   }
+
+  // The site's search, as a reader uses it: type into the box on the start page, read the list.
+  {
+    const problems = [];
+    const page = await context.newPage();
+    watch(page, problems);
+    await page.goto(new URL('index.html', base).href, { waitUntil: 'networkidle' });
+    const box = page.locator('#search-query');
+    // The box is enabled once the search worker has loaded index.json.
+    await page.waitForSelector('#search-query:not([disabled])', { timeout: 20000 }).catch(() => problems.push('search box never became usable (index not loaded)'));
+    await box.fill('AesGcmSiv');
+    await page.waitForSelector('#search-results .sr-item', { timeout: 10000 }).catch(() => problems.push('no search results appeared'));
+    const hrefs = await page.locator('#search-results .sr-item .item-title a').evaluateAll((links) => links.map((a) => a.href));
+    const titles = await page.locator('#search-results .sr-item .item-title').allTextContents();
+    const want = new URL(classPage, base);
+    const rank = hrefs.findIndex((href) => new URL(href).pathname === want.pathname);
+    const shot = path.join(screenshotDir, 'search-AesGcmSiv.png');
+    await page.screenshot({ path: shot });
+    await page.close();
+    if (rank < 0) problems.push(`the results do not list ${classPage}; they list: ${titles.map((t) => t.trim()).join(' | ') || '(nothing)'}`);
+    if (problems.length) {
+      failures++;
+      console.error(`FAIL search "AesGcmSiv":\n  ${problems.join('\n  ')}`);
+    } else {
+      console.log(`ok   search "AesGcmSiv": ${hrefs.length} results on the first page, ${classPage} is result ${rank + 1} (${titles[rank].trim()}) -> ${shot}`);
+    }
+  }
 } finally {
   await context.close();
   rmSync(profile, { recursive: true, force: true });
 }
 
-console.log(`${pages.length - failures} pages ok, ${failures} failed`);
+const total = pages.length + 1;
+console.log(`${total - failures} pages ok, ${failures} failed (${pages.length} pages and the search)`);
 process.exit(failures ? 1 : 0);

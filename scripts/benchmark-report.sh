@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Writes one platform's benchmark report: docs/reports/<platform>/ with results.csv (the runner's
+# rows), runtime.txt (what the process saw) and index.md (the machine, runtime, backend, peers'
+# versions, commit, and a table with each row's ratio to the best peer), then redraws the
+# comparison page docs/reports/index.md and its chart docs/reports/comparison.png from every
+# report there (scripts/benchmark_report.py).
+#
+# Usage: scripts/benchmark-report.sh PLATFORM [--quick]
+#   x64-jit-vpclmulqdq   x64 JIT, the widest backend (AesNiVpclmulqdq where the CPU has VPCLMULQDQ)
+#   x64-jit-pclmulqdq    x64 JIT with DOTNET_EnableAVX2=0: the AesNiPclmulqdq backend
+#   x64-jit-portable     x64 JIT with DOTNET_EnableAES=0: the constant-time portable backend (the
+#                        peers lose AES-NI too where they take it from .NET: BouncyCastle)
+#   x64-aot              x64 Native AOT: the runner published with PublishAot=true, as a user's
+#                        app would be by default (code for the baseline x64 instruction sets)
+#   x64-aot-native       the same with IlcInstructionSet=native: compiled for this CPU's
+#                        instruction sets (a file that may not run on an older CPU)
+#   arm64-jit            linux-arm64 JIT, run on an ARM64 machine (not emulated: qemu times mean nothing)
+#   x64                  the five x64 reports above, one after the other
+#   compare              only redraw the comparison page and chart from the reports present
+# --quick measures fewer and shorter samples (a smoke run; the page says so).
+#
+# The runner is BenchmarkReport/ (a Stopwatch loop over the same peers as Benchmarks/: .NET's AesGcm,
+# BoringSSL's AES-GCM-SIV, libsodium's AES-256-GCM, BouncyCastle's GcmSivBlockCipher), AES-256,
+# encrypt and decrypt, 64 B to 64 KiB. About 40 s per platform. Needs the .NET 10 SDK, python3 with
+# matplotlib (Debian's python3-matplotlib) and, for the BoringSSL rows, scripts/benchmark-peers.sh
+# (root); the script installs the last two with apt-get when run as root.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+platform=${1:-}
+quick=
+[ "${2:-}" = "--quick" ] && quick=1
+case "$platform" in
+  x64-jit-vpclmulqdq|x64-jit-pclmulqdq|x64-jit-portable|x64-aot|x64-aot-native|arm64-jit|x64|compare) ;;
+  *) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+esac
+
+if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+    echo "benchmark-report: installing python3-matplotlib with apt-get" >&2
+    apt-get install -y --no-install-recommends python3-matplotlib >/dev/null \
+      || { apt-get update >/dev/null && apt-get install -y --no-install-recommends python3-matplotlib >/dev/null; }
+  else
+    echo "benchmark-report: needs matplotlib: sudo apt-get install python3-matplotlib" >&2
+    exit 1
+  fi
+fi
+
+if [ "$platform" = compare ]; then
+  exec /usr/bin/python3 scripts/benchmark_report.py compare docs/reports
+fi
+if [ "$platform" = x64 ]; then
+  for p in x64-jit-vpclmulqdq x64-jit-pclmulqdq x64-jit-portable x64-aot x64-aot-native; do
+    "$0" "$p" ${quick:+--quick}
+  done
+  exit 0
+fi
+
+arch=$(uname -m)
+case "$platform" in
+  x64-*) [ "$arch" = x86_64 ] || { echo "benchmark-report: $platform needs an x86_64 machine (this is $arch)" >&2; exit 1; } ;;
+  arm64-*) [ "$arch" = aarch64 ] || { echo "benchmark-report: $platform needs an aarch64 machine (this is $arch); under qemu only correctness means anything (.ci/arm64)" >&2; exit 1; } ;;
+esac
+
+if [ "$(id -u)" -eq 0 ]; then
+  bash scripts/benchmark-peers.sh || echo "benchmark-report: BoringSSL could not be installed; its rows are left out" >&2
+fi
+
+out=docs/reports/$platform
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+runner_args=(--out "$work/run")
+[ -n "$quick" ] && runner_args+=(--samples 5 --sample-ms 30)
+knob=
+case "$platform" in
+  x64-jit-pclmulqdq) knob=DOTNET_EnableAVX2=0 ;;
+  x64-jit-portable) knob=DOTNET_EnableAES=0 ;;
+esac
+
+if [ "$platform" = x64-aot ] || [ "$platform" = x64-aot-native ]; then
+  ilc=()
+  [ "$platform" = x64-aot-native ] && { ilc=(-p:IlcInstructionSet=native); knob="IlcInstructionSet=native (publish property)"; }
+  echo "== publishing BenchmarkReport with Native AOT (linux-x64) ${ilc[*]}"
+  dotnet publish BenchmarkReport -c Release -r linux-x64 -p:PublishAot=true "${ilc[@]}" -o "$work/aot" > "$work/publish.log" 2>&1 \
+    || { tail -n 30 "$work/publish.log"; exit 1; }
+  command=("$work/aot/BenchmarkReport")
+else
+  echo "== building BenchmarkReport (Release)"
+  dotnet build BenchmarkReport -c Release > "$work/build.log" 2>&1 || { tail -n 30 "$work/build.log"; exit 1; }
+  command=(dotnet BenchmarkReport/bin/Release/net10.0/BenchmarkReport.dll)
+fi
+
+echo "== running $platform${knob:+ ($knob)}"
+case "$knob" in
+  DOTNET_*) env "$knob" "${command[@]}" "${runner_args[@]}" ;;
+  *) "${command[@]}" "${runner_args[@]}" ;;
+esac
+
+# What the runner cannot see from inside: the CPU, the OS release, the native peers' packages,
+# the commit.
+cpu=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' || true)
+cpu_id=$(awk -F': ' '/^cpu family/ && !f { f = $2 } /^model\t/ && !m { m = $2 } /^stepping/ && !s { s = $2 } END { if (f != "") printf "family %s, model %s, stepping %s", f, m, s }' /proc/cpuinfo || true)
+flags=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'aes|pclmulqdq|avx2|vaes|vpclmulqdq|avx512f' | tr '\n' ' ' || true)
+{
+  echo "platform: $platform"
+  echo "cpu: ${cpu:-unknown}${cpu_id:+ ($cpu_id)}; $(nproc) logical processors visible; ISA flags: ${flags% }"
+  echo "os_release: $(. /etc/os-release && echo "$PRETTY_NAME"), kernel $(uname -r)"
+  echo "knob: ${knob:-none}"
+  echo "openssl: $(openssl version 2>/dev/null || dpkg-query -W -f='libssl3 ${Version}' libssl3 2>/dev/null || echo unknown)"
+  echo "boringssl_package: $(dpkg-query -W -f='android-libboringssl ${Version}' android-libboringssl 2>/dev/null || echo 'not installed')"
+  echo "sdk: $(dotnet --version)"
+  echo "commit: $(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- . ':!docs/reports' || echo ' (with uncommitted changes)')"
+  echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "mode: $([ -n "$quick" ] && echo 'quick (5 samples of 30 ms per case)' || echo 'standard (9 samples of 60 ms per case)')"
+} >> "$work/run/runtime.txt"
+
+rm -rf "$out"
+mkdir -p "$out"
+cp "$work/run/results.csv" "$work/run/runtime.txt" "$out/"
+/usr/bin/python3 scripts/benchmark_report.py platform "$out"
+/usr/bin/python3 scripts/benchmark_report.py compare docs/reports
+echo "benchmark-report: wrote $out/ and docs/reports/index.md"
