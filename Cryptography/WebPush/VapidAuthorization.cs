@@ -72,27 +72,8 @@ public static class VapidAuthorization
     /// <param name="privateKey">The scalar d, big-endian, 32 bytes.</param>
     /// <returns>The signing key.</returns>
     /// <exception cref="ArgumentException"><paramref name="privateKey"/> is not 32 bytes or not a valid P-256 scalar.</exception>
-    public static ECDsa ImportPrivateKey(ReadOnlySpan<byte> privateKey)
-    {
-        if (privateKey.Length != 32)
-        {
-            throw new ArgumentException(string.Format(CultureInfo.InvariantCulture, WebPushMessages.PrivateKeySize, privateKey.Length), nameof(privateKey));
-        }
-
-        byte[] d = privateKey.ToArray();
-        try
-        {
-            return ECDsa.Create(new ECParameters { Curve = ECCurve.NamedCurves.nistP256, D = d });
-        }
-        catch (CryptographicException exception)
-        {
-            throw new ArgumentException(WebPushMessages.PrivateKeyInvalid, nameof(privateKey), exception);
-        }
-        finally
-        {
-            CryptographicOperations.ZeroMemory(d);
-        }
-    }
+    public static ECDsa ImportPrivateKey(ReadOnlySpan<byte> privateKey) =>
+        P256.ImportPrivateKey(privateKey, nameof(privateKey), ECDsa.Create);
 
     /// <summary>As the public overload, at a given time: for tests.</summary>
     internal static AuthenticationHeaderValue Create(Uri endpoint, string subject, ECDsa applicationServerKey, TimeSpan? validity, DateTimeOffset now)

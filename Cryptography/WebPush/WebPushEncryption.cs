@@ -364,25 +364,6 @@ public static class WebPushEncryption
         }
     }
 
-    private static ECDiffieHellman ImportPrivateKey(ReadOnlySpan<byte> privateKey, string parameterName)
-    {
-        if (privateKey.Length != SecretSize)
-        {
-            throw new ArgumentException(string.Format(CultureInfo.InvariantCulture, WebPushMessages.PrivateKeySize, privateKey.Length), parameterName);
-        }
-
-        byte[] d = privateKey.ToArray();
-        try
-        {
-            return ECDiffieHellman.Create(new ECParameters { Curve = ECCurve.NamedCurves.nistP256, D = d });
-        }
-        catch (CryptographicException exception)
-        {
-            throw new ArgumentException(WebPushMessages.PrivateKeyInvalid, parameterName, exception);
-        }
-        finally
-        {
-            CryptographicOperations.ZeroMemory(d);
-        }
-    }
+    private static ECDiffieHellman ImportPrivateKey(ReadOnlySpan<byte> privateKey, string parameterName) =>
+        P256.ImportPrivateKey(privateKey, parameterName, ECDiffieHellman.Create);
 }

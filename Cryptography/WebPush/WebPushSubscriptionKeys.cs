@@ -100,8 +100,9 @@ public sealed class WebPushSubscriptionKeys
         }
     }
 
-    // OpenSSL (and CNG) refuse a point that is not on the curve when it is imported, which is the
-    // check RFC 8291 relies on (an invalid-curve point would leak bits of the private key).
+    // RFC 8291 relies on the peer's point being on the curve (an invalid-curve point would leak bits
+    // of the private key). The check is made here (P256.IsOnCurve), not left to the platform, which
+    // may refuse such a point at import (OpenSSL, CNG on .NET 10) or only at first use.
     internal static ECDiffieHellman ImportPublicKey(ReadOnlySpan<byte> point, string parameterName)
     {
         if (point.Length != PublicKeySize)
@@ -114,17 +115,26 @@ public sealed class WebPushSubscriptionKeys
             throw new ArgumentException(WebPushMessages.PublicKeyNotUncompressed, parameterName);
         }
 
+        if (!P256.IsOnCurve(point.Slice(1, P256.FieldSize), point.Slice(1 + P256.FieldSize, P256.FieldSize)))
+        {
+            throw new ArgumentException(WebPushMessages.PublicKeyNotOnCurve, parameterName);
+        }
+
         var parameters = new ECParameters
         {
             Curve = ECCurve.NamedCurves.nistP256,
-            Q = new ECPoint { X = point.Slice(1, 32).ToArray(), Y = point.Slice(33, 32).ToArray() },
+            Q = new ECPoint { X = point.Slice(1, P256.FieldSize).ToArray(), Y = point.Slice(1 + P256.FieldSize, P256.FieldSize).ToArray() },
         };
+        ECDiffieHellman? key = null;
         try
         {
-            return ECDiffieHellman.Create(parameters);
+            key = ECDiffieHellman.Create(parameters);
+            P256.ForceImport(key);
+            return key;
         }
         catch (CryptographicException exception)
         {
+            key?.Dispose();
             throw new ArgumentException(WebPushMessages.PublicKeyNotOnCurve, parameterName, exception);
         }
     }
@@ -142,7 +152,7 @@ public sealed class WebPushSubscriptionKeys
             throw new ArgumentException(WebPushMessages.NotP256, parameterName, exception);
         }
 
-        if (!IsP256(parameters.Curve) || parameters.Q.X is not { Length: 32 } x || parameters.Q.Y is not { Length: 32 } y)
+        if (!IsP256(parameters.Curve) || parameters.Q.X is not { Length: 32 } x || parameters.Q.Y is not { Length: 32 } y || !P256.IsOnCurve(x, y))
         {
             throw new ArgumentException(WebPushMessages.NotP256, parameterName);
         }
