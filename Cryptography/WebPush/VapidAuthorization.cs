@@ -30,7 +30,8 @@ public static class VapidAuthorization
     public static readonly TimeSpan DefaultValidity = TimeSpan.FromHours(12);
 
     /// <summary>Creates the header for a push to <paramref name="endpoint"/>.</summary>
-    /// <param name="endpoint">The subscription's endpoint (push resource); its origin becomes the token's audience.</param>
+    /// <param name="endpoint">The subscription's endpoint (push resource); its origin (scheme, host and port; no
+    /// userinfo, path or query) becomes the token's audience.</param>
     /// <param name="subject">A contact for the application server's operator: a <c>mailto:</c> or <c>https:</c> URI.</param>
     /// <param name="applicationServerKey">The application server's P-256 signing key (with its private part).</param>
     /// <param name="validity">How long the token is valid, more than zero and at most <see cref="MaxValidity"/>;
@@ -101,8 +102,9 @@ public static class VapidAuthorization
         string publicKey = GetPublicKey(applicationServerKey);
         long expires = (now + lifetime).ToUnixTimeSeconds();
 
-        // The audience is the origin: scheme://host[:port], the port only when it is not the default.
-        string audience = endpoint.GetLeftPart(UriPartial.Authority);
+        // The audience is the origin (RFC 8292 section 2, RFC 6454): scheme://host[:port], the port only
+        // when it is not the default, and never the userinfo (GetLeftPart(Authority) kept user:secret@).
+        string audience = endpoint.GetComponents(UriComponents.SchemeAndServer, UriFormat.UriEscaped);
         string signingInput = Base64Url.EncodeToString("{\"typ\":\"JWT\",\"alg\":\"ES256\"}"u8) + "." + Base64Url.EncodeToString(Claims(audience, expires, subject));
 
         byte[] signature;
