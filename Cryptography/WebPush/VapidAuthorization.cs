@@ -72,7 +72,9 @@ public static class VapidAuthorization
     /// <summary>Imports a raw 32-byte P-256 private key (the form Web Push libraries keep VAPID keys in, base64url-decoded).</summary>
     /// <param name="privateKey">The scalar d, big-endian, 32 bytes.</param>
     /// <returns>The signing key.</returns>
-    /// <exception cref="ArgumentException"><paramref name="privateKey"/> is not 32 bytes or not a valid P-256 scalar.</exception>
+    /// <exception cref="ArgumentException"><paramref name="privateKey"/> is not 32 bytes, or not a valid P-256 scalar (d in [1, n-1],
+    /// n the group order). The key is checked, and its public point computed, here: the same input gives the same
+    /// exception on every runtime (.NET 11 no longer checks inside <c>ECParameters</c> import).</exception>
     public static ECDsa ImportPrivateKey(ReadOnlySpan<byte> privateKey) =>
         P256.ImportPrivateKey(privateKey, nameof(privateKey), ECDsa.Create);
 

@@ -266,7 +266,9 @@ public static class WebPushEncryption
     /// <summary>Imports a raw 32-byte P-256 private key (its public point is computed).</summary>
     /// <param name="privateKey">The scalar d, big-endian, 32 bytes.</param>
     /// <returns>The key pair.</returns>
-    /// <exception cref="ArgumentException"><paramref name="privateKey"/> is not 32 bytes or not a valid P-256 scalar.</exception>
+    /// <exception cref="ArgumentException"><paramref name="privateKey"/> is not 32 bytes, or not a valid P-256 scalar (d in [1, n-1],
+    /// n the group order). The key is checked, and its public point computed, here: the same input gives the same
+    /// exception on every runtime (.NET 11 no longer checks inside <c>ECParameters</c> import).</exception>
     public static ECDiffieHellman ImportPrivateKey(ReadOnlySpan<byte> privateKey) => ImportPrivateKey(privateKey, nameof(privateKey));
 
     /// <summary>The whole encryption with the ephemeral key and salt given: for RFC 8291's example, whose
