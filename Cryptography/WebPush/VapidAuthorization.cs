@@ -30,7 +30,8 @@ public static class VapidAuthorization
     public static readonly TimeSpan DefaultValidity = TimeSpan.FromHours(12);
 
     /// <summary>Creates the header for a push to <paramref name="endpoint"/>.</summary>
-    /// <param name="endpoint">The subscription's endpoint (push resource); its origin becomes the token's audience.</param>
+    /// <param name="endpoint">The subscription's endpoint (push resource); its origin (scheme, host and port; no
+    /// userinfo, path or query) becomes the token's audience.</param>
     /// <param name="subject">A contact for the application server's operator: a <c>mailto:</c> or <c>https:</c> URI.</param>
     /// <param name="applicationServerKey">The application server's P-256 signing key (with its private part).</param>
     /// <param name="validity">How long the token is valid, more than zero and at most <see cref="MaxValidity"/>;
@@ -71,28 +72,11 @@ public static class VapidAuthorization
     /// <summary>Imports a raw 32-byte P-256 private key (the form Web Push libraries keep VAPID keys in, base64url-decoded).</summary>
     /// <param name="privateKey">The scalar d, big-endian, 32 bytes.</param>
     /// <returns>The signing key.</returns>
-    /// <exception cref="ArgumentException"><paramref name="privateKey"/> is not 32 bytes or not a valid P-256 scalar.</exception>
-    public static ECDsa ImportPrivateKey(ReadOnlySpan<byte> privateKey)
-    {
-        if (privateKey.Length != 32)
-        {
-            throw new ArgumentException(string.Format(CultureInfo.InvariantCulture, WebPushMessages.PrivateKeySize, privateKey.Length), nameof(privateKey));
-        }
-
-        byte[] d = privateKey.ToArray();
-        try
-        {
-            return ECDsa.Create(new ECParameters { Curve = ECCurve.NamedCurves.nistP256, D = d });
-        }
-        catch (CryptographicException exception)
-        {
-            throw new ArgumentException(WebPushMessages.PrivateKeyInvalid, nameof(privateKey), exception);
-        }
-        finally
-        {
-            CryptographicOperations.ZeroMemory(d);
-        }
-    }
+    /// <exception cref="ArgumentException"><paramref name="privateKey"/> is not 32 bytes, or not a valid P-256 scalar (d in [1, n-1],
+    /// n the group order). The key is checked, and its public point computed, here: the same input gives the same
+    /// exception on every runtime (.NET 11 no longer checks inside <c>ECParameters</c> import).</exception>
+    public static ECDsa ImportPrivateKey(ReadOnlySpan<byte> privateKey) =>
+        P256.ImportPrivateKey(privateKey, nameof(privateKey), ECDsa.Create);
 
     /// <summary>As the public overload, at a given time: for tests.</summary>
     internal static AuthenticationHeaderValue Create(Uri endpoint, string subject, ECDsa applicationServerKey, TimeSpan? validity, DateTimeOffset now)
@@ -120,8 +104,9 @@ public static class VapidAuthorization
         string publicKey = GetPublicKey(applicationServerKey);
         long expires = (now + lifetime).ToUnixTimeSeconds();
 
-        // The audience is the origin: scheme://host[:port], the port only when it is not the default.
-        string audience = endpoint.GetLeftPart(UriPartial.Authority);
+        // The audience is the origin (RFC 8292 section 2, RFC 6454): scheme://host[:port], the port only
+        // when it is not the default, and never the userinfo (GetLeftPart(Authority) kept user:secret@).
+        string audience = endpoint.GetComponents(UriComponents.SchemeAndServer, UriFormat.UriEscaped);
         string signingInput = Base64Url.EncodeToString("{\"typ\":\"JWT\",\"alg\":\"ES256\"}"u8) + "." + Base64Url.EncodeToString(Claims(audience, expires, subject));
 
         byte[] signature;

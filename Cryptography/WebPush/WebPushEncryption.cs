@@ -266,7 +266,9 @@ public static class WebPushEncryption
     /// <summary>Imports a raw 32-byte P-256 private key (its public point is computed).</summary>
     /// <param name="privateKey">The scalar d, big-endian, 32 bytes.</param>
     /// <returns>The key pair.</returns>
-    /// <exception cref="ArgumentException"><paramref name="privateKey"/> is not 32 bytes or not a valid P-256 scalar.</exception>
+    /// <exception cref="ArgumentException"><paramref name="privateKey"/> is not 32 bytes, or not a valid P-256 scalar (d in [1, n-1],
+    /// n the group order). The key is checked, and its public point computed, here: the same input gives the same
+    /// exception on every runtime (.NET 11 no longer checks inside <c>ECParameters</c> import).</exception>
     public static ECDiffieHellman ImportPrivateKey(ReadOnlySpan<byte> privateKey) => ImportPrivateKey(privateKey, nameof(privateKey));
 
     /// <summary>The whole encryption with the ephemeral key and salt given: for RFC 8291's example, whose
@@ -364,25 +366,6 @@ public static class WebPushEncryption
         }
     }
 
-    private static ECDiffieHellman ImportPrivateKey(ReadOnlySpan<byte> privateKey, string parameterName)
-    {
-        if (privateKey.Length != SecretSize)
-        {
-            throw new ArgumentException(string.Format(CultureInfo.InvariantCulture, WebPushMessages.PrivateKeySize, privateKey.Length), parameterName);
-        }
-
-        byte[] d = privateKey.ToArray();
-        try
-        {
-            return ECDiffieHellman.Create(new ECParameters { Curve = ECCurve.NamedCurves.nistP256, D = d });
-        }
-        catch (CryptographicException exception)
-        {
-            throw new ArgumentException(WebPushMessages.PrivateKeyInvalid, parameterName, exception);
-        }
-        finally
-        {
-            CryptographicOperations.ZeroMemory(d);
-        }
-    }
+    private static ECDiffieHellman ImportPrivateKey(ReadOnlySpan<byte> privateKey, string parameterName) =>
+        P256.ImportPrivateKey(privateKey, parameterName, ECDiffieHellman.Create);
 }

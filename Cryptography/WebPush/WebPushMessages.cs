@@ -12,6 +12,7 @@ internal static class WebPushMessages
     public const string NotBase64Url = "The {0} value is not valid base64url.";
     public const string NotP256 = "The key must be an elliptic-curve key on P-256 (secp256r1).";
     public const string PrivateKeySize = "The private key is {0} bytes; a P-256 private key (the scalar d) is 32 bytes.";
+    public const string NotOnCurve = "The key's public point is not a point on the P-256 curve.";
     public const string PrivateKeyInvalid = "The private key is not a valid P-256 private key.";
     public const string PlaintextTooLong = "The push message ({0} bytes) and its padding ({1} bytes) exceed {2} bytes, the most that fits a 4096-byte push message body (RFC 8291 section 4).";
     public const string BodyTooLong = "The push message body is {0} bytes; push services need not accept more than 4096 (RFC 8030 section 7.2, RFC 8291 section 4).";

@@ -3,6 +3,7 @@
 // public key and its 16-byte authentication secret.
 
 using System;
+using System.Buffers;
 using System.Buffers.Text;
 using System.Globalization;
 using System.Security.Cryptography;
@@ -53,12 +54,15 @@ public sealed class WebPushSubscriptionKeys
     public ReadOnlyMemory<byte> Auth => _authSecret;
 
     /// <summary>Creates the keys from the base64url strings a subscription carries
-    /// (<c>PushSubscription.toJSON().keys</c>); trailing <c>=</c> padding is accepted.</summary>
+    /// (<c>PushSubscription.toJSON().keys</c>): unpadded base64url, or with exactly the trailing <c>=</c>
+    /// padding of RFC 4648 section 4. Whitespace, other padding and characters outside the base64url
+    /// alphabet are refused.</summary>
     /// <param name="p256dh">The <c>p256dh</c> value.</param>
     /// <param name="auth">The <c>auth</c> value.</param>
     /// <returns>The keys.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="p256dh"/> or <paramref name="auth"/> is <see langword="null"/>.</exception>
-    /// <exception cref="ArgumentException">A value is not base64url, <paramref name="p256dh"/> is not a 65-byte
+    /// <exception cref="ArgumentException">A value is not base64url as described above (the exception names which),
+    /// <paramref name="p256dh"/> is not a 65-byte
     /// uncompressed point on P-256, or <paramref name="auth"/> is not 16 bytes.</exception>
     public static WebPushSubscriptionKeys FromBase64Url(string p256dh, string auth)
     {
@@ -100,8 +104,9 @@ public sealed class WebPushSubscriptionKeys
         }
     }
 
-    // OpenSSL (and CNG) refuse a point that is not on the curve when it is imported, which is the
-    // check RFC 8291 relies on (an invalid-curve point would leak bits of the private key).
+    // RFC 8291 relies on the peer's point being on the curve (an invalid-curve point would leak bits
+    // of the private key). The check is made here (P256.IsOnCurve), not left to the platform, which
+    // may refuse such a point at import (OpenSSL, CNG on .NET 10) or only at first use.
     internal static ECDiffieHellman ImportPublicKey(ReadOnlySpan<byte> point, string parameterName)
     {
         if (point.Length != PublicKeySize)
@@ -114,17 +119,26 @@ public sealed class WebPushSubscriptionKeys
             throw new ArgumentException(WebPushMessages.PublicKeyNotUncompressed, parameterName);
         }
 
+        if (!P256.IsOnCurve(point.Slice(1, P256.FieldSize), point.Slice(1 + P256.FieldSize, P256.FieldSize)))
+        {
+            throw new ArgumentException(WebPushMessages.PublicKeyNotOnCurve, parameterName);
+        }
+
         var parameters = new ECParameters
         {
             Curve = ECCurve.NamedCurves.nistP256,
-            Q = new ECPoint { X = point.Slice(1, 32).ToArray(), Y = point.Slice(33, 32).ToArray() },
+            Q = new ECPoint { X = point.Slice(1, P256.FieldSize).ToArray(), Y = point.Slice(1 + P256.FieldSize, P256.FieldSize).ToArray() },
         };
+        ECDiffieHellman? key = null;
         try
         {
-            return ECDiffieHellman.Create(parameters);
+            key = ECDiffieHellman.Create(parameters);
+            P256.ForceImport(key);
+            return key;
         }
         catch (CryptographicException exception)
         {
+            key?.Dispose();
             throw new ArgumentException(WebPushMessages.PublicKeyNotOnCurve, parameterName, exception);
         }
     }
@@ -142,7 +156,7 @@ public sealed class WebPushSubscriptionKeys
             throw new ArgumentException(WebPushMessages.NotP256, parameterName, exception);
         }
 
-        if (!IsP256(parameters.Curve) || parameters.Q.X is not { Length: 32 } x || parameters.Q.Y is not { Length: 32 } y)
+        if (!IsP256(parameters.Curve) || parameters.Q.X is not { Length: 32 } x || parameters.Q.Y is not { Length: 32 } y || !P256.IsOnCurve(x, y))
         {
             throw new ArgumentException(WebPushMessages.NotP256, parameterName);
         }
@@ -169,15 +183,31 @@ public sealed class WebPushSubscriptionKeys
         return curve.Oid.FriendlyName is "nistP256" or "ECDSA_P256" or "ECDH_P256" or "secp256r1" or "prime256v1";
     }
 
+    // Exactly what PushSubscription.toJSON() gives (unpadded base64url, RFC 4648 section 5), or that with
+    // the padding section 4 would add; nothing else: no whitespace anywhere (Base64Url's decoder skips it),
+    // no extra or missing '=', no '+' or '/'. The decoder itself refuses bits set past the last byte.
     private static byte[] DecodeBase64Url(string value, string parameterName)
     {
-        try
+        ReadOnlySpan<char> data = value.AsSpan().TrimEnd('=');
+        int padding = value.Length - data.Length;
+        int tail = data.Length % 4;
+        bool valid = tail != 1
+            && (padding == 0 || (tail != 0 && padding == 4 - tail))
+            && !data.ContainsAnyExcept(Base64UrlAlphabet);
+        if (valid)
         {
-            return Base64Url.DecodeFromChars(value.AsSpan().TrimEnd('='));
+            try
+            {
+                return Base64Url.DecodeFromChars(data);
+            }
+            catch (FormatException exception)
+            {
+                throw new ArgumentException(string.Format(CultureInfo.InvariantCulture, WebPushMessages.NotBase64Url, parameterName), parameterName, exception);
+            }
         }
-        catch (FormatException exception)
-        {
-            throw new ArgumentException(string.Format(CultureInfo.InvariantCulture, WebPushMessages.NotBase64Url, parameterName), parameterName, exception);
-        }
+
+        throw new ArgumentException(string.Format(CultureInfo.InvariantCulture, WebPushMessages.NotBase64Url, parameterName), parameterName);
     }
+
+    private static readonly SearchValues<char> Base64UrlAlphabet = SearchValues.Create("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_");
 }

@@ -3,12 +3,14 @@
 // user agent would), run with node. Bodies made here are opened there and bodies made there are opened
 // here. The packages come from interop/web-push's package-lock.json through `npm ci`, into its
 // git-ignored node_modules, on the first run; the test skips (with a message) only when node is absent.
+// From a published copy of the suite (.ci/net11) the repository is found through RepositoryRoot().
 
 using System;
 using System.Buffers.Text;
 using System.Diagnostics;
 using System.IO;
 using System.Linq;
+using System.Reflection;
 using System.Security.Cryptography;
 using System.Text;
 using System.Text.Json;
@@ -188,16 +190,34 @@ public class WebPushInteropTests
             .SelectMany(directory => new[] { Path.Combine(directory, program), Path.Combine(directory, program + ".cmd"), Path.Combine(directory, program + ".exe") })
             .FirstOrDefault(File.Exists);
 
+    /// <summary>The repository, for interop/web-push: $AESGCMSIV_REPOSITORY if set, else the first folder
+    /// above the test assembly holding AesGcmSiv.sln (dotnet test, .ci/arm64), else the folder the suite
+    /// was built in, which Tests.csproj writes into the assembly (a published copy elsewhere: .ci/net11).</summary>
     internal static string RepositoryRoot()
     {
+        static bool IsRoot(string? directory) => directory is not null && File.Exists(Path.Combine(directory, "AesGcmSiv.sln"));
+
+        string? fromEnvironment = Environment.GetEnvironmentVariable("AESGCMSIV_REPOSITORY");
+        if (!string.IsNullOrEmpty(fromEnvironment))
+        {
+            return IsRoot(fromEnvironment) ? fromEnvironment : throw new DirectoryNotFoundException("AESGCMSIV_REPOSITORY is " + fromEnvironment + ", which holds no AesGcmSiv.sln");
+        }
+
         for (var directory = new DirectoryInfo(TestContext.CurrentContext.TestDirectory); directory is not null; directory = directory.Parent)
         {
-            if (File.Exists(Path.Combine(directory.FullName, "AesGcmSiv.sln")))
+            if (IsRoot(directory.FullName))
             {
                 return directory.FullName;
             }
         }
 
-        throw new DirectoryNotFoundException("AesGcmSiv.sln not found above " + TestContext.CurrentContext.TestDirectory);
+        string? built = typeof(WebPushInteropTests).Assembly.GetCustomAttributes<AssemblyMetadataAttribute>()
+            .SingleOrDefault(attribute => attribute.Key == "RepositoryRoot")?.Value;
+        if (IsRoot(built))
+        {
+            return built!;
+        }
+
+        throw new DirectoryNotFoundException($"AesGcmSiv.sln not found above {TestContext.CurrentContext.TestDirectory} nor where the suite was built ({built}); set AESGCMSIV_REPOSITORY to the repository");
     }
 }

@@ -72,11 +72,12 @@ public class RecordBatchTests
         int started = 0;
         try
         {
-            // Cap the pool and queue more blockers than it has threads (the test host keeps some of its
-            // own busy too): once some blockers wait in the queue and no more start, every pool thread is
-            // held and a helper cannot start.
+            // Cap the pool and queue more blockers than it has threads: once some blockers wait in the
+            // queue and no more start, every pool thread is held and a helper cannot start. (Queuing only
+            // as many as the cap relied on the test host keeping a pool thread busy; NUnit's own runner on
+            // .NET 11 often did not, and the pool never saturated: issue 35.)
             Assert.That(ThreadPool.SetMinThreads(blockers, minIo) && ThreadPool.SetMaxThreads(blockers, maxIo), Is.True);
-            for (int i = 0; i < blockers; i++)
+            for (int i = 0; i < blockers + Environment.ProcessorCount; i++)
             {
                 ThreadPool.UnsafeQueueUserWorkItem(_ => { Interlocked.Increment(ref started); release.Wait(); }, null);
             }
