@@ -129,7 +129,7 @@ public static class DecoderTarget
             byte[] buffer = new byte[readSize];
             // The async path finds its key through a key provider, as HTTP servers do.
             using var stream = async
-                ? new ContentDecryptingStream(new MemoryStream(body), (keyId, c) => c == coding ? Key : null, coding, maxRecordSize: maxRecordSize)
+                ? new ContentDecryptingStream(new MemoryStream(body), (keyId, c, destination, out written) => WriteKey(c == coding, destination, out written), coding, maxRecordSize: maxRecordSize)
                 : new ContentDecryptingStream(new MemoryStream(body), Key, coding, maxRecordSize: maxRecordSize);
             try
             {
@@ -307,5 +307,17 @@ public static class DecoderTarget
         }
 
         return complete ? new Outcome(Kind.Ok, [.. content], [.. content]) : new Outcome(Kind.Truncated, [], [.. content]);
+    }
+
+    // A key provider writes the key into the library's buffer, or says it has none.
+    private static bool WriteKey(bool known, Span<byte> destination, out int written)
+    {
+        written = known ? Key.Length : 0;
+        if (known)
+        {
+            Key.CopyTo(destination);
+        }
+
+        return known;
     }
 }
