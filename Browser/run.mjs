@@ -3,6 +3,7 @@
 //
 //   node run.mjs test  <wwwroot>            runs the checks; prints "browser tests: N passed, N failed"
 //   node run.mjs bench <wwwroot> <out.json> runs the benchmark page; writes its results as JSON
+//                                           (BENCH_QUERY="?rounds=3&impl=..." passes options to the page)
 //
 // The exit code is 0 only when the page printed its summary and nothing failed. A page error, a
 // crash or a missing summary within the time limit is a failure.
@@ -79,7 +80,7 @@ try {
   console.log(`chromium ${browserVersion}, ${base}`);
   const limit = Number(process.env.BROWSER_TIMEOUT_SECONDS ?? (mode === 'test' ? 900 : 3600)) * 1000;
   const started = Date.now();
-  await page.goto(`${base}/${mode === 'test' ? '' : 'bench'}`);
+  await page.goto(`${base}/${mode === 'test' ? '' : `bench${process.env.BENCH_QUERY ?? ''}`}`);
   if (mode === 'test') {
     await page.waitForSelector('#summary', { timeout: limit });
     const summary = (await page.textContent('#summary')).trim();
