@@ -1,0 +1,495 @@
+// Portable, constant-time AES-128/AES-256 (FIPS-197) shaped for the .NET WebAssembly interpreter
+// (the browser: Mono's interpreter plus the "jiterpreter", which compiles hot traces of interpreter
+// code to WebAssembly). The algorithm is exactly AesPortable's (Aes.Portable.cs: BearSSL's bitsliced
+// ct64 technique, the Boyar-Peralta S-box circuit, four blocks in eight 64-bit bit planes) and it
+// uses AesPortable's key schedule, so both give the same bytes from the same AesKeySchedule. What
+// differs is the shape of the code, which the interpreter pays for and a JIT does not:
+//
+//  * the eight bit planes are eight ulong locals, not an [InlineArray] reached through a ref (each
+//    q[i] there is a helper call plus a bounds check for the interpreter);
+//  * every step of a round (S-box, ShiftRows, MixColumns, AddRoundKey) and the transposition are
+//    AggressiveInlining methods over those locals, so one group's whole encryption is one method
+//    body with no calls: the interpreter inlines them (it honours AggressiveInlining whatever the
+//    size) and the jiterpreter can then compile the round loop as one trace;
+//  * round keys are read through one ref and an offset (Unsafe.Add), not sliced spans.
+//
+// Constant time as AesPortable: no table indexed by secret data, no branch or loop count that
+// depends on it; only lengths and the (public) round count steer control flow.
+
+using System;
+using System.Buffers.Binary;
+using System.Numerics;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Security.Cryptography;
+
+namespace Cryptography.Internal;
+
+/// <summary>AesPortable's bitsliced AES with its state in locals and its steps inlined, for interpreters.</summary>
+internal readonly struct AesPortableFlat : IAes
+{
+    /// <summary>Bytes handled per bitsliced pass: four blocks.</summary>
+    private const int GroupBytes = 64;
+
+    /// <summary>Bytes of stack <see cref="BurnStack"/> overwrites after each operation (as AesPortable).</summary>
+    private const int BurnBytes = 2048;
+
+    // Measured faster than AesPortable only under the browser's interpreter (docs/blazor.md); under a
+    // JIT both compile to the same code, so elsewhere the backend does not exist and Portable stays.
+    public static bool IsSupported => OperatingSystem.IsBrowser();
+
+    public static int ScheduleBytes(int rounds) => AesPortable.ScheduleBytes(rounds);
+
+    /// <summary>The same bitsliced schedule as <see cref="AesPortable"/>.</summary>
+    public static void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule) => AesPortable.ExpandKey(key, ref schedule);
+
+    public static void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output)
+    {
+        CheckRounds(rounds);
+        if (input.Length != output.Length)
+        {
+            throw new ArgumentException("Input and output lengths differ.", nameof(output));
+        }
+
+        if ((input.Length & 15) != 0)
+        {
+            throw new ArgumentException("Input length must be a multiple of 16.", nameof(input));
+        }
+
+        EncryptBlocksCore(ref Unsafe.AsRef(in schedule[0]), rounds, input, output);
+        BurnStack();
+    }
+
+    public static void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
+    {
+        CheckRounds(rounds);
+        if (counterBlock.Length != 16)
+        {
+            throw new ArgumentException("Counter block must be 16 bytes.", nameof(counterBlock));
+        }
+
+        if (input.Length != output.Length)
+        {
+            throw new ArgumentException("Input and output lengths differ.", nameof(output));
+        }
+
+        Ctr32Core(ref Unsafe.AsRef(in schedule[0]), rounds, counterBlock, input, output);
+        BurnStack();
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
+    private static void EncryptBlocksCore(ref ulong sk, int rounds, ReadOnlySpan<byte> input, Span<byte> output)
+    {
+        Span<byte> buffer = stackalloc byte[GroupBytes];
+        ref byte b = ref MemoryMarshal.GetReference(buffer);
+        ulong q0, q1, q2, q3, q4, q5, q6, q7;
+
+        // Lengths are public. A partial group is padded with zero blocks, encrypted as a full group and
+        // the padding discarded; the group is read before it is written, so input may alias output.
+        nuint length = (nuint)input.Length;
+        for (nuint offset = 0; offset < length; offset += GroupBytes)
+        {
+            int n = (int)Math.Min(GroupBytes, length - offset);
+            buffer.Clear();
+            input.Slice((int)offset, n).CopyTo(buffer);
+            InterleaveIn(Word(ref b, 0), Word(ref b, 4), Word(ref b, 8), Word(ref b, 12), out q0, out q4);
+            InterleaveIn(Word(ref b, 16), Word(ref b, 20), Word(ref b, 24), Word(ref b, 28), out q1, out q5);
+            InterleaveIn(Word(ref b, 32), Word(ref b, 36), Word(ref b, 40), Word(ref b, 44), out q2, out q6);
+            InterleaveIn(Word(ref b, 48), Word(ref b, 52), Word(ref b, 56), Word(ref b, 60), out q3, out q7);
+            EncryptGroup(ref sk, rounds, ref q0, ref q1, ref q2, ref q3, ref q4, ref q5, ref q6, ref q7);
+            Store(ref b, q0, q1, q2, q3, q4, q5, q6, q7);
+            buffer.Slice(0, n).CopyTo(output.Slice((int)offset, n));
+        }
+
+        CryptographicOperations.ZeroMemory(buffer);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
+    private static void Ctr32Core(ref ulong sk, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
+    {
+        Span<byte> keystream = stackalloc byte[GroupBytes];
+        ref byte k = ref MemoryMarshal.GetReference(keystream);
+        ulong q0, q1, q2, q3, q4, q5, q6, q7;
+
+        // RFC 8452 section 4: the counter is the first four bytes as a little-endian uint32, incremented
+        // mod 2^32; the other twelve bytes stay. Block words are little-endian, so it is word 0.
+        uint counter = BinaryPrimitives.ReadUInt32LittleEndian(counterBlock);
+        uint w1 = BinaryPrimitives.ReadUInt32LittleEndian(counterBlock.Slice(4));
+        uint w2 = BinaryPrimitives.ReadUInt32LittleEndian(counterBlock.Slice(8));
+        uint w3 = BinaryPrimitives.ReadUInt32LittleEndian(counterBlock.Slice(12));
+
+        ref byte source = ref MemoryMarshal.GetReference(input);
+        ref byte destination = ref MemoryMarshal.GetReference(output);
+        nuint length = (nuint)input.Length;
+        nuint offset = 0;
+        for (; offset < length; offset += GroupBytes)
+        {
+            InterleaveIn(counter, w1, w2, w3, out q0, out q4);
+            InterleaveIn(unchecked(counter + 1), w1, w2, w3, out q1, out q5);
+            InterleaveIn(unchecked(counter + 2), w1, w2, w3, out q2, out q6);
+            InterleaveIn(unchecked(counter + 3), w1, w2, w3, out q3, out q7);
+            counter = unchecked(counter + 4);
+            EncryptGroup(ref sk, rounds, ref q0, ref q1, ref q2, ref q3, ref q4, ref q5, ref q6, ref q7);
+            Store(ref k, q0, q1, q2, q3, q4, q5, q6, q7);
+
+            // Each 8-byte word is read before it is written, so exact aliasing of input and output is safe.
+            nuint n = Math.Min(GroupBytes, length - offset);
+            nuint i = 0;
+            for (; i + 8 <= n; i += 8)
+            {
+                ulong v = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref source, offset + i)) ^ Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref k, i));
+                Unsafe.WriteUnaligned(ref Unsafe.Add(ref destination, offset + i), v);
+            }
+
+            for (; i < n; i++)
+            {
+                Unsafe.Add(ref destination, offset + i) = (byte)(Unsafe.Add(ref source, offset + i) ^ Unsafe.Add(ref k, i));
+            }
+        }
+
+        CryptographicOperations.ZeroMemory(keystream);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static uint Word(ref byte b, int offset) => LittleEndian(Unsafe.ReadUnaligned<uint>(ref Unsafe.Add(ref b, offset)));
+
+    /// <summary>Transposes back and writes the four blocks (64 bytes) at <paramref name="b"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void Store(ref byte b, ulong q0, ulong q1, ulong q2, ulong q3, ulong q4, ulong q5, ulong q6, ulong q7)
+    {
+        StoreBlock(ref b, q0, q4);
+        StoreBlock(ref Unsafe.Add(ref b, 16), q1, q5);
+        StoreBlock(ref Unsafe.Add(ref b, 32), q2, q6);
+        StoreBlock(ref Unsafe.Add(ref b, 48), q3, q7);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void StoreBlock(ref byte b, ulong qa, ulong qb)
+    {
+        // Inverse of InterleaveIn (AesPortable.InterleaveOut), little-endian words.
+        ulong x0 = qa & 0x00FF00FF00FF00FFUL;
+        ulong x1 = qb & 0x00FF00FF00FF00FFUL;
+        ulong x2 = (qa >> 8) & 0x00FF00FF00FF00FFUL;
+        ulong x3 = (qb >> 8) & 0x00FF00FF00FF00FFUL;
+        x0 |= x0 >> 8;
+        x1 |= x1 >> 8;
+        x2 |= x2 >> 8;
+        x3 |= x3 >> 8;
+        x0 &= 0x0000FFFF0000FFFFUL;
+        x1 &= 0x0000FFFF0000FFFFUL;
+        x2 &= 0x0000FFFF0000FFFFUL;
+        x3 &= 0x0000FFFF0000FFFFUL;
+        Unsafe.WriteUnaligned(ref b, LittleEndian((uint)x0 | (uint)(x0 >> 16)));
+        Unsafe.WriteUnaligned(ref Unsafe.Add(ref b, 4), LittleEndian((uint)x1 | (uint)(x1 >> 16)));
+        Unsafe.WriteUnaligned(ref Unsafe.Add(ref b, 8), LittleEndian((uint)x2 | (uint)(x2 >> 16)));
+        Unsafe.WriteUnaligned(ref Unsafe.Add(ref b, 12), LittleEndian((uint)x3 | (uint)(x3 >> 16)));
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static uint LittleEndian(uint value) => BitConverter.IsLittleEndian ? value : BinaryPrimitives.ReverseEndianness(value);
+
+    /// <summary>AesPortable.InterleaveIn: one block's four column words over two 64-bit words.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void InterleaveIn(uint w0, uint w1, uint w2, uint w3, out ulong q0, out ulong q1)
+    {
+        ulong x0 = w0, x1 = w1, x2 = w2, x3 = w3;
+        x0 |= x0 << 16;
+        x1 |= x1 << 16;
+        x2 |= x2 << 16;
+        x3 |= x3 << 16;
+        x0 &= 0x0000FFFF0000FFFFUL;
+        x1 &= 0x0000FFFF0000FFFFUL;
+        x2 &= 0x0000FFFF0000FFFFUL;
+        x3 &= 0x0000FFFF0000FFFFUL;
+        x0 |= x0 << 8;
+        x1 |= x1 << 8;
+        x2 |= x2 << 8;
+        x3 |= x3 << 8;
+        x0 &= 0x00FF00FF00FF00FFUL;
+        x1 &= 0x00FF00FF00FF00FFUL;
+        x2 &= 0x00FF00FF00FF00FFUL;
+        x3 &= 0x00FF00FF00FF00FFUL;
+        q0 = x0 | (x2 << 8);
+        q1 = x1 | (x3 << 8);
+    }
+
+    /// <summary>
+    /// FIPS-197 Cipher() on four bitsliced blocks: transpose in, AddRoundKey, rounds - 1 full rounds,
+    /// a last round without MixColumns, transpose out. Round key r is the 8 words at sk + 8r.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void EncryptGroup(ref ulong sk, int rounds, ref ulong q0, ref ulong q1, ref ulong q2, ref ulong q3, ref ulong q4, ref ulong q5, ref ulong q6, ref ulong q7)
+    {
+        ulong a0 = q0, a1 = q1, a2 = q2, a3 = q3, a4 = q4, a5 = q5, a6 = q6, a7 = q7;
+        Ortho(ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
+        AddRoundKey(ref sk, ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
+        for (int r = 1; r < rounds; r++)
+        {
+            Sbox(ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
+            ShiftRows(ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
+            MixColumns(ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
+            AddRoundKey(ref Unsafe.Add(ref sk, 8 * r), ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
+        }
+
+        Sbox(ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
+        ShiftRows(ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
+        AddRoundKey(ref Unsafe.Add(ref sk, 8 * rounds), ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
+        Ortho(ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
+        q0 = a0;
+        q1 = a1;
+        q2 = a2;
+        q3 = a3;
+        q4 = a4;
+        q5 = a5;
+        q6 = a6;
+        q7 = a7;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void AddRoundKey(ref ulong sk, ref ulong q0, ref ulong q1, ref ulong q2, ref ulong q3, ref ulong q4, ref ulong q5, ref ulong q6, ref ulong q7)
+    {
+        q0 ^= sk;
+        q1 ^= Unsafe.Add(ref sk, 1);
+        q2 ^= Unsafe.Add(ref sk, 2);
+        q3 ^= Unsafe.Add(ref sk, 3);
+        q4 ^= Unsafe.Add(ref sk, 4);
+        q5 ^= Unsafe.Add(ref sk, 5);
+        q6 ^= Unsafe.Add(ref sk, 6);
+        q7 ^= Unsafe.Add(ref sk, 7);
+    }
+
+    /// <summary>AesPortable.Ortho (BearSSL br_aes_ct64_ortho): the 8x8 bit-matrix transposition, an involution.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void Ortho(ref ulong q0, ref ulong q1, ref ulong q2, ref ulong q3, ref ulong q4, ref ulong q5, ref ulong q6, ref ulong q7)
+    {
+        // Masks select alternate 1-, 2- and 4-bit groups: 0x55../0xAA.., 0x33../0xCC.., 0x0F../0xF0...
+        Swap(ref q0, ref q1, 0x5555555555555555UL, 0xAAAAAAAAAAAAAAAAUL, 1);
+        Swap(ref q2, ref q3, 0x5555555555555555UL, 0xAAAAAAAAAAAAAAAAUL, 1);
+        Swap(ref q4, ref q5, 0x5555555555555555UL, 0xAAAAAAAAAAAAAAAAUL, 1);
+        Swap(ref q6, ref q7, 0x5555555555555555UL, 0xAAAAAAAAAAAAAAAAUL, 1);
+        Swap(ref q0, ref q2, 0x3333333333333333UL, 0xCCCCCCCCCCCCCCCCUL, 2);
+        Swap(ref q1, ref q3, 0x3333333333333333UL, 0xCCCCCCCCCCCCCCCCUL, 2);
+        Swap(ref q4, ref q6, 0x3333333333333333UL, 0xCCCCCCCCCCCCCCCCUL, 2);
+        Swap(ref q5, ref q7, 0x3333333333333333UL, 0xCCCCCCCCCCCCCCCCUL, 2);
+        Swap(ref q0, ref q4, 0x0F0F0F0F0F0F0F0FUL, 0xF0F0F0F0F0F0F0F0UL, 4);
+        Swap(ref q1, ref q5, 0x0F0F0F0F0F0F0F0FUL, 0xF0F0F0F0F0F0F0F0UL, 4);
+        Swap(ref q2, ref q6, 0x0F0F0F0F0F0F0F0FUL, 0xF0F0F0F0F0F0F0F0UL, 4);
+        Swap(ref q3, ref q7, 0x0F0F0F0F0F0F0F0FUL, 0xF0F0F0F0F0F0F0F0UL, 4);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void Swap(ref ulong x, ref ulong y, ulong lowMask, ulong highMask, int shift)
+    {
+        ulong a = x, b = y;
+        x = (a & lowMask) | ((b & lowMask) << shift);
+        y = ((a & highMask) >> shift) | (b & highMask);
+    }
+
+    /// <summary>AesPortable.ShiftRows: row r (bits 16r..16r+15) rotates by r columns (4 bits each).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void ShiftRows(ref ulong q0, ref ulong q1, ref ulong q2, ref ulong q3, ref ulong q4, ref ulong q5, ref ulong q6, ref ulong q7)
+    {
+        q0 = ShiftRow(q0);
+        q1 = ShiftRow(q1);
+        q2 = ShiftRow(q2);
+        q3 = ShiftRow(q3);
+        q4 = ShiftRow(q4);
+        q5 = ShiftRow(q5);
+        q6 = ShiftRow(q6);
+        q7 = ShiftRow(q7);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static ulong ShiftRow(ulong x) =>
+        (x & 0x000000000000FFFFUL)                // row 0: unchanged
+        | ((x & 0x00000000FFF00000UL) >> 4)       // row 1: columns 1..3 down one column
+        | ((x & 0x00000000000F0000UL) << 12)      //        column 0 to column 3
+        | ((x & 0x0000FF0000000000UL) >> 8)       // row 2: swap column pairs (rotate by 2)
+        | ((x & 0x000000FF00000000UL) << 8)
+        | ((x & 0xF000000000000000UL) >> 12)      // row 3: column 3 to column 0
+        | ((x & 0x0FFF000000000000UL) << 4);      //        columns 0..2 up one column
+
+    /// <summary>AesPortable.MixColumns: rotations by 16 and 32 bits reach the next rows; xtime on bit planes.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void MixColumns(ref ulong q0, ref ulong q1, ref ulong q2, ref ulong q3, ref ulong q4, ref ulong q5, ref ulong q6, ref ulong q7)
+    {
+        ulong a0 = q0, a1 = q1, a2 = q2, a3 = q3, a4 = q4, a5 = q5, a6 = q6, a7 = q7;
+        ulong r0 = BitOperations.RotateRight(a0, 16);
+        ulong r1 = BitOperations.RotateRight(a1, 16);
+        ulong r2 = BitOperations.RotateRight(a2, 16);
+        ulong r3 = BitOperations.RotateRight(a3, 16);
+        ulong r4 = BitOperations.RotateRight(a4, 16);
+        ulong r5 = BitOperations.RotateRight(a5, 16);
+        ulong r6 = BitOperations.RotateRight(a6, 16);
+        ulong r7 = BitOperations.RotateRight(a7, 16);
+        q0 = a7 ^ r7 ^ r0 ^ BitOperations.RotateRight(a0 ^ r0, 32);
+        q1 = a0 ^ r0 ^ a7 ^ r7 ^ r1 ^ BitOperations.RotateRight(a1 ^ r1, 32);
+        q2 = a1 ^ r1 ^ r2 ^ BitOperations.RotateRight(a2 ^ r2, 32);
+        q3 = a2 ^ r2 ^ a7 ^ r7 ^ r3 ^ BitOperations.RotateRight(a3 ^ r3, 32);
+        q4 = a3 ^ r3 ^ a7 ^ r7 ^ r4 ^ BitOperations.RotateRight(a4 ^ r4, 32);
+        q5 = a4 ^ r4 ^ r5 ^ BitOperations.RotateRight(a5 ^ r5, 32);
+        q6 = a5 ^ r5 ^ r6 ^ BitOperations.RotateRight(a6 ^ r6, 32);
+        q7 = a6 ^ r6 ^ r7 ^ BitOperations.RotateRight(a7 ^ r7, 32);
+    }
+
+    /// <summary>AesPortable.Sbox: the Boyar-Peralta circuit (eprint 2009/191) on all 64 bitsliced bytes; x0 is plane 7.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void Sbox(ref ulong q0, ref ulong q1, ref ulong q2, ref ulong q3, ref ulong q4, ref ulong q5, ref ulong q6, ref ulong q7)
+    {
+        ulong x0 = q7, x1 = q6, x2 = q5, x3 = q4;
+        ulong x4 = q3, x5 = q2, x6 = q1, x7 = q0;
+
+        // Top linear transformation.
+        ulong y14 = x3 ^ x5;
+        ulong y13 = x0 ^ x6;
+        ulong y9 = x0 ^ x3;
+        ulong y8 = x0 ^ x5;
+        ulong t0 = x1 ^ x2;
+        ulong y1 = t0 ^ x7;
+        ulong y4 = y1 ^ x3;
+        ulong y12 = y13 ^ y14;
+        ulong y2 = y1 ^ x0;
+        ulong y5 = y1 ^ x6;
+        ulong y3 = y5 ^ y8;
+        ulong t1 = x4 ^ y12;
+        ulong y15 = t1 ^ x5;
+        ulong y20 = t1 ^ x1;
+        ulong y6 = y15 ^ x7;
+        ulong y10 = y15 ^ t0;
+        ulong y11 = y20 ^ y9;
+        ulong y7 = x7 ^ y11;
+        ulong y17 = y10 ^ y11;
+        ulong y19 = y10 ^ y8;
+        ulong y16 = t0 ^ y11;
+        ulong y21 = y13 ^ y16;
+        ulong y18 = x0 ^ y16;
+
+        // Non-linear section (inversion in GF(2^8) through a tower of subfields).
+        ulong t2 = y12 & y15;
+        ulong t3 = y3 & y6;
+        ulong t4 = t3 ^ t2;
+        ulong t5 = y4 & x7;
+        ulong t6 = t5 ^ t2;
+        ulong t7 = y13 & y16;
+        ulong t8 = y5 & y1;
+        ulong t9 = t8 ^ t7;
+        ulong t10 = y2 & y7;
+        ulong t11 = t10 ^ t7;
+        ulong t12 = y9 & y11;
+        ulong t13 = y14 & y17;
+        ulong t14 = t13 ^ t12;
+        ulong t15 = y8 & y10;
+        ulong t16 = t15 ^ t12;
+        ulong t17 = t4 ^ t14;
+        ulong t18 = t6 ^ t16;
+        ulong t19 = t9 ^ t14;
+        ulong t20 = t11 ^ t16;
+        ulong t21 = t17 ^ y20;
+        ulong t22 = t18 ^ y19;
+        ulong t23 = t19 ^ y21;
+        ulong t24 = t20 ^ y18;
+
+        ulong t25 = t21 ^ t22;
+        ulong t26 = t21 & t23;
+        ulong t27 = t24 ^ t26;
+        ulong t28 = t25 & t27;
+        ulong t29 = t28 ^ t22;
+        ulong t30 = t23 ^ t24;
+        ulong t31 = t22 ^ t26;
+        ulong t32 = t31 & t30;
+        ulong t33 = t32 ^ t24;
+        ulong t34 = t23 ^ t33;
+        ulong t35 = t27 ^ t33;
+        ulong t36 = t24 & t35;
+        ulong t37 = t36 ^ t34;
+        ulong t38 = t27 ^ t36;
+        ulong t39 = t29 & t38;
+        ulong t40 = t25 ^ t39;
+
+        ulong t41 = t40 ^ t37;
+        ulong t42 = t29 ^ t33;
+        ulong t43 = t29 ^ t40;
+        ulong t44 = t33 ^ t37;
+        ulong t45 = t42 ^ t41;
+        ulong z0 = t44 & y15;
+        ulong z1 = t37 & y6;
+        ulong z2 = t33 & x7;
+        ulong z3 = t43 & y16;
+        ulong z4 = t40 & y1;
+        ulong z5 = t29 & y7;
+        ulong z6 = t42 & y11;
+        ulong z7 = t45 & y17;
+        ulong z8 = t41 & y10;
+        ulong z9 = t44 & y12;
+        ulong z10 = t37 & y3;
+        ulong z11 = t33 & y4;
+        ulong z12 = t43 & y13;
+        ulong z13 = t40 & y5;
+        ulong z14 = t29 & y2;
+        ulong z15 = t42 & y9;
+        ulong z16 = t45 & y14;
+        ulong z17 = t41 & y8;
+
+        // Bottom linear transformation (includes the affine map; "^ ~" is XNOR).
+        ulong t46 = z15 ^ z16;
+        ulong t47 = z10 ^ z11;
+        ulong t48 = z5 ^ z13;
+        ulong t49 = z9 ^ z10;
+        ulong t50 = z2 ^ z12;
+        ulong t51 = z2 ^ z5;
+        ulong t52 = z7 ^ z8;
+        ulong t53 = z0 ^ z3;
+        ulong t54 = z6 ^ z7;
+        ulong t55 = z16 ^ z17;
+        ulong t56 = z12 ^ t48;
+        ulong t57 = t50 ^ t53;
+        ulong t58 = z4 ^ t46;
+        ulong t59 = z3 ^ t54;
+        ulong t60 = t46 ^ t57;
+        ulong t61 = z14 ^ t57;
+        ulong t62 = t52 ^ t58;
+        ulong t63 = t49 ^ t58;
+        ulong t64 = z4 ^ t59;
+        ulong t65 = t61 ^ t62;
+        ulong t66 = z1 ^ t63;
+        ulong s0 = t59 ^ t63;
+        ulong s6 = t56 ^ ~t62;
+        ulong s7 = t48 ^ ~t60;
+        ulong t67 = t64 ^ t65;
+        ulong s3 = t53 ^ t66;
+        ulong s4 = t51 ^ t66;
+        ulong s5 = t47 ^ t65;
+        ulong s1 = t64 ^ ~s3;
+        ulong s2 = t55 ^ ~t67;
+
+        q7 = s0;
+        q6 = s1;
+        q5 = s2;
+        q4 = s3;
+        q3 = s4;
+        q2 = s5;
+        q1 = s6;
+        q0 = s7;
+    }
+
+    private static void CheckRounds(int rounds)
+    {
+        // Public parameter: 10 rounds for AES-128, 14 for AES-256.
+        if (rounds != 10 && rounds != 14)
+        {
+            throw new ArgumentOutOfRangeException(nameof(rounds));
+        }
+    }
+
+    /// <summary>
+    /// As AesPortable.BurnStack: overwrites the stack below the caller's frame, where the core method
+    /// just ran and a JIT may have spilled temporaries that C# cannot name.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    [SkipLocalsInit]
+    private static void BurnStack()
+    {
+        Span<byte> scratch = stackalloc byte[BurnBytes];
+        CryptographicOperations.ZeroMemory(scratch);
+    }
+}
