@@ -39,4 +39,14 @@ for (const bits of [128, 256]) {
   }
   lines.push('');
 }
+if (r.profile?.length) {
+  lines.push('## Where the time goes: each step alone, median ns per call');
+  lines.push('');
+  lines.push('Browser/BrowserHost/ProfileRunner.cs, same session, interleaved rounds. The fixed cost of a message is key derivation, one key expansion (the message-encryption key), POLYVAL set-up and the tag block; CTR and POLYVAL are the cost per byte.');
+  lines.push('');
+  lines.push('| step | key | bytes | ns |');
+  lines.push('|---|---|---:|---:|');
+  for (const p of r.profile) lines.push(`| ${p.step} | ${p.keyBits ? `AES-${p.keyBits}` : '-'} | ${p.bytes} | ${ns(p.medianNs)} |`);
+  lines.push('');
+}
 process.stdout.write(lines.join('\n'));

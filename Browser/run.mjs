@@ -67,8 +67,19 @@ try {
   const page = context.pages()[0] ?? await context.newPage();
   const lines = [];
   let pageError = null;
+  let failBench;
+  const benchFailed = new Promise((_, reject) => { failBench = reject; });
+  benchFailed.catch(() => {});
   page.on('console', (message) => {
     const text = message.text();
+    // Blazor reports an exception the page did not handle as a console error, not a page error.
+    if (message.type() === 'error') {
+      console.error(`console error: ${text}`);
+      if (/unhandled exception/i.test(text)) {
+        pageError = new Error(text);
+        failBench(pageError);
+      }
+    }
     lines.push(text);
     // The summary is printed once, below, from the page's element (so a script counts it once).
     if ((mode === 'test' && !text.startsWith('browser tests:')) || text.startsWith('bench')) console.log(text);
@@ -89,7 +100,7 @@ try {
     console.log(summary);
     status = match && match[2] === '0' && Number(match[1]) > 0 && !pageError ? 0 : 1;
   } else {
-    const handle = await page.waitForFunction(() => window.benchResults, null, { timeout: limit, polling: 1000 });
+    const handle = await Promise.race([page.waitForFunction(() => window.benchResults, null, { timeout: limit, polling: 1000 }), benchFailed]);
     const results = await handle.jsonValue();
     results.browser = `Chromium ${browserVersion}`;
     results.userAgent = await page.evaluate(() => navigator.userAgent);

@@ -45,7 +45,7 @@ public sealed class BenchRunner(IJSObjectReference js, Action<string> log)
 
     public static readonly string[] JavaScript = ["noble", "webcrypto"];
 
-    public async Task<string> RunAsync(int rounds, string[] implementations)
+    public async Task<string> RunAsync(int rounds, string[] implementations, bool profile = false)
     {
         var cells = (from size in Sizes
                      from keyBits in new[] { 128, 256 }
@@ -91,6 +91,7 @@ public sealed class BenchRunner(IJSObjectReference js, Action<string> log)
 
         var report = new Dictionary<string, object>
         {
+            ["profile"] = profile ? await ProfileRunner.RunAsync(rounds, log).ConfigureAwait(true) : new List<Dictionary<string, object>>(),
             ["runtime"] = RuntimeInformation.FrameworkDescription,
             ["os"] = RuntimeInformation.OSDescription,
             ["architecture"] = RuntimeInformation.ProcessArchitecture.ToString(),

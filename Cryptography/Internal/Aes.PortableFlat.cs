@@ -2,8 +2,8 @@
 // (the browser: Mono's interpreter plus the "jiterpreter", which compiles hot traces of interpreter
 // code to WebAssembly). The algorithm is exactly AesPortable's (Aes.Portable.cs: BearSSL's bitsliced
 // ct64 technique, the Boyar-Peralta S-box circuit, four blocks in eight 64-bit bit planes) and it
-// uses AesPortable's key schedule, so both give the same bytes from the same AesKeySchedule. What
-// differs is the shape of the code, which the interpreter pays for and a JIT does not:
+// writes AesPortable's key schedule format word for word, so both give the same bytes. What differs
+// is the shape of the code, which the interpreter pays for and a JIT does not:
 //
 //  * the eight bit planes are eight ulong locals, not an [InlineArray] reached through a ref (each
 //    q[i] there is a helper call plus a bounds check for the interpreter);
@@ -11,7 +11,9 @@
 //    AggressiveInlining methods over those locals, so one group's whole encryption is one method
 //    body with no calls: the interpreter inlines them (it honours AggressiveInlining whatever the
 //    size) and the jiterpreter can then compile the round loop as one trace;
-//  * round keys are read through one ref and an offset (Unsafe.Add), not sliced spans.
+//  * round keys are read through one ref and an offset (Unsafe.Add), not sliced spans;
+//  * the key schedule's SubWord runs the S-box circuit on the 4 bytes alone (bit planes of 32-bit
+//    words), not on a 64-byte bitsliced state transposed in and out for 4 bytes of it.
 //
 // Constant time as AesPortable: no table indexed by secret data, no branch or loop count that
 // depends on it; only lengths and the (public) round count steer control flow.
@@ -40,8 +42,243 @@ internal readonly struct AesPortableFlat : IAes
 
     public static int ScheduleBytes(int rounds) => AesPortable.ScheduleBytes(rounds);
 
-    /// <summary>The same bitsliced schedule as <see cref="AesPortable"/>.</summary>
-    public static void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule) => AesPortable.ExpandKey(key, ref schedule);
+    /// <summary>The same bitsliced schedule as <see cref="AesPortable"/>, computed with locals and inlined steps.</summary>
+    public static void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule)
+    {
+        // Key length is public; branching on it is fine.
+        if (key.Length != 16 && key.Length != 32)
+        {
+            throw new ArgumentException("AES key must be 16 or 32 bytes.", nameof(key));
+        }
+
+        ExpandKeyCore(key, ref schedule[0]);
+        BurnStack();
+    }
+
+    /// <summary>
+    /// FIPS-197 section 5.2 key expansion, then every round key bitsliced with its four lanes equal, as
+    /// AesPortable.ExpandKeyCore does (see there for the "compressed" form), into (rounds + 1) * 8 words.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
+    private static void ExpandKeyCore(ReadOnlySpan<byte> key, ref ulong sk)
+    {
+        int nk = key.Length / 4;      // key length in 32-bit words (FIPS-197 Nk)
+        int rounds = nk + 6;          // FIPS-197 Nr: 10 or 14
+        int totalWords = (rounds + 1) * 4;
+        Span<uint> words = stackalloc uint[60];
+        ref uint w = ref MemoryMarshal.GetReference(words);
+        for (int i = 0; i < nk; i++)
+        {
+            Unsafe.Add(ref w, i) = BinaryPrimitives.ReadUInt32LittleEndian(key.Slice(4 * i, 4));
+        }
+
+        // FIPS-197 round constants x^0..x^9 in GF(2^8) (x^8 = 0x1B, x^9 = 0x36), as a public index.
+        ReadOnlySpan<byte> rcon = [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1B, 0x36];
+        uint tmp = Unsafe.Add(ref w, nk - 1);
+        for (int i = nk, j = 0, k = 0; i < totalWords; i++)
+        {
+            if (j == 0)
+            {
+                tmp = SubWord(BitOperations.RotateRight(tmp, 8)) ^ rcon[k];
+            }
+            else if (nk > 6 && j == 4)
+            {
+                tmp = SubWord(tmp);
+            }
+
+            tmp ^= Unsafe.Add(ref w, i - nk);
+            Unsafe.Add(ref w, i) = tmp;
+            if (++j == nk)
+            {
+                j = 0;
+                k++;
+            }
+        }
+
+        ulong q0, q1, q2, q3, q4, q5, q6, q7;
+        for (int r = 0; r <= rounds; r++)
+        {
+            InterleaveIn(Unsafe.Add(ref w, 4 * r), Unsafe.Add(ref w, 4 * r + 1), Unsafe.Add(ref w, 4 * r + 2), Unsafe.Add(ref w, 4 * r + 3), out q0, out q4);
+            q1 = q0;
+            q2 = q0;
+            q3 = q0;
+            q5 = q4;
+            q6 = q4;
+            q7 = q4;
+            Ortho(ref q0, ref q1, ref q2, ref q3, ref q4, ref q5, ref q6, ref q7);
+
+            // 0x1111.., 0x2222.., 0x4444.., 0x8888..: lane 0, 1, 2, 3 of every nibble.
+            ulong comp0 = (q0 & 0x1111111111111111UL) | (q1 & 0x2222222222222222UL) | (q2 & 0x4444444444444444UL) | (q3 & 0x8888888888888888UL);
+            ulong comp1 = (q4 & 0x1111111111111111UL) | (q5 & 0x2222222222222222UL) | (q6 & 0x4444444444444444UL) | (q7 & 0x8888888888888888UL);
+            ExpandCompressed(comp0, ref Unsafe.Add(ref sk, 8 * r));
+            ExpandCompressed(comp1, ref Unsafe.Add(ref sk, 8 * r + 4));
+        }
+
+        // Leave nothing from an earlier, longer key in the unused tail.
+        for (int i = (rounds + 1) * 8; i < AesKeySchedule.Length; i++)
+        {
+            Unsafe.Add(ref sk, i) = 0;
+        }
+
+        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(words));
+    }
+
+    /// <summary>AesPortable.ExpandCompressed: plane m in lane m of each nibble, copied to all four lanes.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void ExpandCompressed(ulong comp, ref ulong destination)
+    {
+        ulong x0 = comp & 0x1111111111111111UL;
+        ulong x1 = (comp & 0x2222222222222222UL) >> 1;
+        ulong x2 = (comp & 0x4444444444444444UL) >> 2;
+        ulong x3 = (comp & 0x8888888888888888UL) >> 3;
+        // Every nibble is 0 or 1, so 16x - x = 15x fills the nibble without a borrow crossing it.
+        destination = (x0 << 4) - x0;
+        Unsafe.Add(ref destination, 1) = (x1 << 4) - x1;
+        Unsafe.Add(ref destination, 2) = (x2 << 4) - x2;
+        Unsafe.Add(ref destination, 3) = (x3 << 4) - x3;
+    }
+
+    /// <summary>
+    /// AES SubWord (FIPS-197 section 5.2): the S-box on each byte of <paramref name="w"/> through the
+    /// same Boyar-Peralta circuit, bitsliced over the four bytes alone: plane k is bit k of every byte
+    /// (bits 0, 8, 16, 24 of a 32-bit word), so no transposition of 64 bytes is needed for 4. Key
+    /// bytes are secret: no table, no branch. Internal so a test can check all 256 inputs.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static uint SubWord(uint w)
+    {
+        const uint Lanes = 0x01010101;
+        // Plane k holds bit k of each of the four bytes, at bits 0, 8, 16 and 24; x0 is bit 7.
+        uint x0 = (w >> 7) & Lanes, x1 = (w >> 6) & Lanes, x2 = (w >> 5) & Lanes, x3 = (w >> 4) & Lanes;
+        uint x4 = (w >> 3) & Lanes, x5 = (w >> 2) & Lanes, x6 = (w >> 1) & Lanes, x7 = w & Lanes;
+
+        // Top linear transformation.
+        uint y14 = x3 ^ x5;
+        uint y13 = x0 ^ x6;
+        uint y9 = x0 ^ x3;
+        uint y8 = x0 ^ x5;
+        uint t0 = x1 ^ x2;
+        uint y1 = t0 ^ x7;
+        uint y4 = y1 ^ x3;
+        uint y12 = y13 ^ y14;
+        uint y2 = y1 ^ x0;
+        uint y5 = y1 ^ x6;
+        uint y3 = y5 ^ y8;
+        uint t1 = x4 ^ y12;
+        uint y15 = t1 ^ x5;
+        uint y20 = t1 ^ x1;
+        uint y6 = y15 ^ x7;
+        uint y10 = y15 ^ t0;
+        uint y11 = y20 ^ y9;
+        uint y7 = x7 ^ y11;
+        uint y17 = y10 ^ y11;
+        uint y19 = y10 ^ y8;
+        uint y16 = t0 ^ y11;
+        uint y21 = y13 ^ y16;
+        uint y18 = x0 ^ y16;
+
+        // Non-linear section (inversion in GF(2^8) through a tower of subfields).
+        uint t2 = y12 & y15;
+        uint t3 = y3 & y6;
+        uint t4 = t3 ^ t2;
+        uint t5 = y4 & x7;
+        uint t6 = t5 ^ t2;
+        uint t7 = y13 & y16;
+        uint t8 = y5 & y1;
+        uint t9 = t8 ^ t7;
+        uint t10 = y2 & y7;
+        uint t11 = t10 ^ t7;
+        uint t12 = y9 & y11;
+        uint t13 = y14 & y17;
+        uint t14 = t13 ^ t12;
+        uint t15 = y8 & y10;
+        uint t16 = t15 ^ t12;
+        uint t17 = t4 ^ t14;
+        uint t18 = t6 ^ t16;
+        uint t19 = t9 ^ t14;
+        uint t20 = t11 ^ t16;
+        uint t21 = t17 ^ y20;
+        uint t22 = t18 ^ y19;
+        uint t23 = t19 ^ y21;
+        uint t24 = t20 ^ y18;
+
+        uint t25 = t21 ^ t22;
+        uint t26 = t21 & t23;
+        uint t27 = t24 ^ t26;
+        uint t28 = t25 & t27;
+        uint t29 = t28 ^ t22;
+        uint t30 = t23 ^ t24;
+        uint t31 = t22 ^ t26;
+        uint t32 = t31 & t30;
+        uint t33 = t32 ^ t24;
+        uint t34 = t23 ^ t33;
+        uint t35 = t27 ^ t33;
+        uint t36 = t24 & t35;
+        uint t37 = t36 ^ t34;
+        uint t38 = t27 ^ t36;
+        uint t39 = t29 & t38;
+        uint t40 = t25 ^ t39;
+
+        uint t41 = t40 ^ t37;
+        uint t42 = t29 ^ t33;
+        uint t43 = t29 ^ t40;
+        uint t44 = t33 ^ t37;
+        uint t45 = t42 ^ t41;
+        uint z0 = t44 & y15;
+        uint z1 = t37 & y6;
+        uint z2 = t33 & x7;
+        uint z3 = t43 & y16;
+        uint z4 = t40 & y1;
+        uint z5 = t29 & y7;
+        uint z6 = t42 & y11;
+        uint z7 = t45 & y17;
+        uint z8 = t41 & y10;
+        uint z9 = t44 & y12;
+        uint z10 = t37 & y3;
+        uint z11 = t33 & y4;
+        uint z12 = t43 & y13;
+        uint z13 = t40 & y5;
+        uint z14 = t29 & y2;
+        uint z15 = t42 & y9;
+        uint z16 = t45 & y14;
+        uint z17 = t41 & y8;
+
+        // Bottom linear transformation (includes the affine map; "^ ~" is XNOR).
+        uint t46 = z15 ^ z16;
+        uint t47 = z10 ^ z11;
+        uint t48 = z5 ^ z13;
+        uint t49 = z9 ^ z10;
+        uint t50 = z2 ^ z12;
+        uint t51 = z2 ^ z5;
+        uint t52 = z7 ^ z8;
+        uint t53 = z0 ^ z3;
+        uint t54 = z6 ^ z7;
+        uint t55 = z16 ^ z17;
+        uint t56 = z12 ^ t48;
+        uint t57 = t50 ^ t53;
+        uint t58 = z4 ^ t46;
+        uint t59 = z3 ^ t54;
+        uint t60 = t46 ^ t57;
+        uint t61 = z14 ^ t57;
+        uint t62 = t52 ^ t58;
+        uint t63 = t49 ^ t58;
+        uint t64 = z4 ^ t59;
+        uint t65 = t61 ^ t62;
+        uint t66 = z1 ^ t63;
+        uint s0 = t59 ^ t63;
+        uint s6 = t56 ^ ~t62;
+        uint s7 = t48 ^ ~t60;
+        uint t67 = t64 ^ t65;
+        uint s3 = t53 ^ t66;
+        uint s4 = t51 ^ t66;
+        uint s5 = t47 ^ t65;
+        uint s1 = t64 ^ ~s3;
+        uint s2 = t55 ^ ~t67;
+
+        // The XNORs set bits between the lanes; the masks drop them.
+        return ((s0 & Lanes) << 7) | ((s1 & Lanes) << 6) | ((s2 & Lanes) << 5) | ((s3 & Lanes) << 4)
+             | ((s4 & Lanes) << 3) | ((s5 & Lanes) << 2) | ((s6 & Lanes) << 1) | (s7 & Lanes);
+    }
 
     public static void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output)
     {
