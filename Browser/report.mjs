@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 
 const [file, commit, cpu] = process.argv.slice(2);
 const r = JSON.parse(readFileSync(file, 'utf8'));
-const names = { AesGcmSiv: 'this library', BouncyCastle: `BouncyCastle ${r.bouncyCastleVersion ?? ''} GcmSiv`.replace('  ', ' '), noble: '@noble/ciphers gcmsiv (JS)', webcrypto: 'WebCrypto AES-GCM (native, another algorithm)' };
+const names = { AesGcmSiv: `this library (${r.activeBackend})`, 'AesGcmSiv/Portable': 'this library, Portable backend', BouncyCastle: `BouncyCastle ${r.bouncyCastleVersion ?? ''} GcmSiv`.replace('  ', ' '), noble: '@noble/ciphers gcmsiv (JS)', webcrypto: 'WebCrypto AES-GCM (native, another algorithm)' };
 const implementations = [...new Set(r.cells.map((c) => c.implementation))];
 const cell = (impl, bits, size, op) => r.cells.find((c) => c.implementation === impl && c.keyBits === bits && c.size === size && c.operation === op);
 const ns = (v) => (v === undefined ? 'n/a' : Math.round(v).toLocaleString('en-US'));
