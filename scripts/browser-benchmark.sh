@@ -2,13 +2,13 @@
 # The browser benchmark in one command: publishes Browser/BrowserHost, runs its /bench page in
 # Debian's headless Chromium (Browser/run.mjs), and writes the report (Browser/report.mjs).
 #
-#   scripts/browser-benchmark.sh [report.md] [rounds]      default docs/benchmarks-browser.md, 9 rounds
+#   scripts/browser-benchmark.sh [report.md] [rounds]      default Browser/benchmark-report.md, 9 rounds
 #
 # Installs what it lacks as .ci/browser does (chromium with apt-get as root, npm ci). Takes about a
 # minute of Chromium time at 9 rounds; keep the machine otherwise quiet for numbers worth reading.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-report=${1:-docs/benchmarks-browser.md}
+report=${1:-Browser/benchmark-report.md}
 rounds=${2:-9}
 work=$(mktemp -d)
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
