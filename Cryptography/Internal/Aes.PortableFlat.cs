@@ -452,25 +452,211 @@ internal readonly struct AesPortableFlat : IAes
 
     /// <summary>
     /// FIPS-197 Cipher() on four bitsliced blocks: transpose in, AddRoundKey, rounds - 1 full rounds,
-    /// a last round without MixColumns, transpose out. Round key r is the 8 words at sk + 8r.
+    /// a last round without MixColumns, transpose out. Round key r is the 8 words at sk + 8r. The
+    /// round is written out in this one body over locals (S-box, ShiftRows, MixColumns, AddRoundKey),
+    /// not as calls with the state passed by reference: the interpreter then reads and writes plain
+    /// locals, with no indirection per access (measured in docs/blazor.md).
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void EncryptGroup(ref ulong sk, int rounds, ref ulong q0, ref ulong q1, ref ulong q2, ref ulong q3, ref ulong q4, ref ulong q5, ref ulong q6, ref ulong q7)
     {
         ulong a0 = q0, a1 = q1, a2 = q2, a3 = q3, a4 = q4, a5 = q5, a6 = q6, a7 = q7;
         Ortho(ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
-        AddRoundKey(ref sk, ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
-        for (int r = 1; r < rounds; r++)
+        a0 ^= sk;
+        a1 ^= Unsafe.Add(ref sk, 1);
+        a2 ^= Unsafe.Add(ref sk, 2);
+        a3 ^= Unsafe.Add(ref sk, 3);
+        a4 ^= Unsafe.Add(ref sk, 4);
+        a5 ^= Unsafe.Add(ref sk, 5);
+        a6 ^= Unsafe.Add(ref sk, 6);
+        a7 ^= Unsafe.Add(ref sk, 7);
+        for (int r = 1; r <= rounds; r++)
         {
-            Sbox(ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
-            ShiftRows(ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
-            MixColumns(ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
-            AddRoundKey(ref Unsafe.Add(ref sk, 8 * r), ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
+            // SubBytes: the Boyar-Peralta circuit (AesPortable.Sbox); x0 is plane 7.
+            ulong x0 = a7, x1 = a6, x2 = a5, x3 = a4;
+            ulong x4 = a3, x5 = a2, x6 = a1, x7 = a0;
+
+            // Top linear transformation.
+            ulong y14 = x3 ^ x5;
+            ulong y13 = x0 ^ x6;
+            ulong y9 = x0 ^ x3;
+            ulong y8 = x0 ^ x5;
+            ulong t0 = x1 ^ x2;
+            ulong y1 = t0 ^ x7;
+            ulong y4 = y1 ^ x3;
+            ulong y12 = y13 ^ y14;
+            ulong y2 = y1 ^ x0;
+            ulong y5 = y1 ^ x6;
+            ulong y3 = y5 ^ y8;
+            ulong t1 = x4 ^ y12;
+            ulong y15 = t1 ^ x5;
+            ulong y20 = t1 ^ x1;
+            ulong y6 = y15 ^ x7;
+            ulong y10 = y15 ^ t0;
+            ulong y11 = y20 ^ y9;
+            ulong y7 = x7 ^ y11;
+            ulong y17 = y10 ^ y11;
+            ulong y19 = y10 ^ y8;
+            ulong y16 = t0 ^ y11;
+            ulong y21 = y13 ^ y16;
+            ulong y18 = x0 ^ y16;
+
+            // Non-linear section (inversion in GF(2^8) through a tower of subfields).
+            ulong t2 = y12 & y15;
+            ulong t3 = y3 & y6;
+            ulong t4 = t3 ^ t2;
+            ulong t5 = y4 & x7;
+            ulong t6 = t5 ^ t2;
+            ulong t7 = y13 & y16;
+            ulong t8 = y5 & y1;
+            ulong t9 = t8 ^ t7;
+            ulong t10 = y2 & y7;
+            ulong t11 = t10 ^ t7;
+            ulong t12 = y9 & y11;
+            ulong t13 = y14 & y17;
+            ulong t14 = t13 ^ t12;
+            ulong t15 = y8 & y10;
+            ulong t16 = t15 ^ t12;
+            ulong t17 = t4 ^ t14;
+            ulong t18 = t6 ^ t16;
+            ulong t19 = t9 ^ t14;
+            ulong t20 = t11 ^ t16;
+            ulong t21 = t17 ^ y20;
+            ulong t22 = t18 ^ y19;
+            ulong t23 = t19 ^ y21;
+            ulong t24 = t20 ^ y18;
+
+            ulong t25 = t21 ^ t22;
+            ulong t26 = t21 & t23;
+            ulong t27 = t24 ^ t26;
+            ulong t28 = t25 & t27;
+            ulong t29 = t28 ^ t22;
+            ulong t30 = t23 ^ t24;
+            ulong t31 = t22 ^ t26;
+            ulong t32 = t31 & t30;
+            ulong t33 = t32 ^ t24;
+            ulong t34 = t23 ^ t33;
+            ulong t35 = t27 ^ t33;
+            ulong t36 = t24 & t35;
+            ulong t37 = t36 ^ t34;
+            ulong t38 = t27 ^ t36;
+            ulong t39 = t29 & t38;
+            ulong t40 = t25 ^ t39;
+
+            ulong t41 = t40 ^ t37;
+            ulong t42 = t29 ^ t33;
+            ulong t43 = t29 ^ t40;
+            ulong t44 = t33 ^ t37;
+            ulong t45 = t42 ^ t41;
+            ulong z0 = t44 & y15;
+            ulong z1 = t37 & y6;
+            ulong z2 = t33 & x7;
+            ulong z3 = t43 & y16;
+            ulong z4 = t40 & y1;
+            ulong z5 = t29 & y7;
+            ulong z6 = t42 & y11;
+            ulong z7 = t45 & y17;
+            ulong z8 = t41 & y10;
+            ulong z9 = t44 & y12;
+            ulong z10 = t37 & y3;
+            ulong z11 = t33 & y4;
+            ulong z12 = t43 & y13;
+            ulong z13 = t40 & y5;
+            ulong z14 = t29 & y2;
+            ulong z15 = t42 & y9;
+            ulong z16 = t45 & y14;
+            ulong z17 = t41 & y8;
+
+            // Bottom linear transformation (includes the affine map; "^ ~" is XNOR).
+            ulong t46 = z15 ^ z16;
+            ulong t47 = z10 ^ z11;
+            ulong t48 = z5 ^ z13;
+            ulong t49 = z9 ^ z10;
+            ulong t50 = z2 ^ z12;
+            ulong t51 = z2 ^ z5;
+            ulong t52 = z7 ^ z8;
+            ulong t53 = z0 ^ z3;
+            ulong t54 = z6 ^ z7;
+            ulong t55 = z16 ^ z17;
+            ulong t56 = z12 ^ t48;
+            ulong t57 = t50 ^ t53;
+            ulong t58 = z4 ^ t46;
+            ulong t59 = z3 ^ t54;
+            ulong t60 = t46 ^ t57;
+            ulong t61 = z14 ^ t57;
+            ulong t62 = t52 ^ t58;
+            ulong t63 = t49 ^ t58;
+            ulong t64 = z4 ^ t59;
+            ulong t65 = t61 ^ t62;
+            ulong t66 = z1 ^ t63;
+            ulong s0 = t59 ^ t63;
+            ulong s6 = t56 ^ ~t62;
+            ulong s7 = t48 ^ ~t60;
+            ulong t67 = t64 ^ t65;
+            ulong s3 = t53 ^ t66;
+            ulong s4 = t51 ^ t66;
+            ulong s5 = t47 ^ t65;
+            ulong s1 = t64 ^ ~s3;
+            ulong s2 = t55 ^ ~t67;
+            a7 = s0;
+            a6 = s1;
+            a5 = s2;
+            a4 = s3;
+            a3 = s4;
+            a2 = s5;
+            a1 = s6;
+            a0 = s7;
+
+            // ShiftRows.
+            a0 = ShiftRow(a0);
+            a1 = ShiftRow(a1);
+            a2 = ShiftRow(a2);
+            a3 = ShiftRow(a3);
+            a4 = ShiftRow(a4);
+            a5 = ShiftRow(a5);
+            a6 = ShiftRow(a6);
+            a7 = ShiftRow(a7);
+
+            // MixColumns (AesPortable.MixColumns), in every round but the last. The round count is public.
+            if (r != rounds)
+            {
+                ulong r0 = BitOperations.RotateRight(a0, 16);
+                ulong r1 = BitOperations.RotateRight(a1, 16);
+                ulong r2 = BitOperations.RotateRight(a2, 16);
+                ulong r3 = BitOperations.RotateRight(a3, 16);
+                ulong r4 = BitOperations.RotateRight(a4, 16);
+                ulong r5 = BitOperations.RotateRight(a5, 16);
+                ulong r6 = BitOperations.RotateRight(a6, 16);
+                ulong r7 = BitOperations.RotateRight(a7, 16);
+                ulong m0 = a7 ^ r7 ^ r0 ^ BitOperations.RotateRight(a0 ^ r0, 32);
+                ulong m1 = a0 ^ r0 ^ a7 ^ r7 ^ r1 ^ BitOperations.RotateRight(a1 ^ r1, 32);
+                ulong m2 = a1 ^ r1 ^ r2 ^ BitOperations.RotateRight(a2 ^ r2, 32);
+                ulong m3 = a2 ^ r2 ^ a7 ^ r7 ^ r3 ^ BitOperations.RotateRight(a3 ^ r3, 32);
+                ulong m4 = a3 ^ r3 ^ a7 ^ r7 ^ r4 ^ BitOperations.RotateRight(a4 ^ r4, 32);
+                ulong m5 = a4 ^ r4 ^ r5 ^ BitOperations.RotateRight(a5 ^ r5, 32);
+                ulong m6 = a5 ^ r5 ^ r6 ^ BitOperations.RotateRight(a6 ^ r6, 32);
+                a7 = a6 ^ r6 ^ r7 ^ BitOperations.RotateRight(a7 ^ r7, 32);
+                a0 = m0;
+                a1 = m1;
+                a2 = m2;
+                a3 = m3;
+                a4 = m4;
+                a5 = m5;
+                a6 = m6;
+            }
+
+            // AddRoundKey.
+            ref ulong k = ref Unsafe.Add(ref sk, 8 * r);
+            a0 ^= k;
+            a1 ^= Unsafe.Add(ref k, 1);
+            a2 ^= Unsafe.Add(ref k, 2);
+            a3 ^= Unsafe.Add(ref k, 3);
+            a4 ^= Unsafe.Add(ref k, 4);
+            a5 ^= Unsafe.Add(ref k, 5);
+            a6 ^= Unsafe.Add(ref k, 6);
+            a7 ^= Unsafe.Add(ref k, 7);
         }
 
-        Sbox(ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
-        ShiftRows(ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
-        AddRoundKey(ref Unsafe.Add(ref sk, 8 * rounds), ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
         Ortho(ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
         q0 = a0;
         q1 = a1;
@@ -480,19 +666,6 @@ internal readonly struct AesPortableFlat : IAes
         q5 = a5;
         q6 = a6;
         q7 = a7;
-    }
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void AddRoundKey(ref ulong sk, ref ulong q0, ref ulong q1, ref ulong q2, ref ulong q3, ref ulong q4, ref ulong q5, ref ulong q6, ref ulong q7)
-    {
-        q0 ^= sk;
-        q1 ^= Unsafe.Add(ref sk, 1);
-        q2 ^= Unsafe.Add(ref sk, 2);
-        q3 ^= Unsafe.Add(ref sk, 3);
-        q4 ^= Unsafe.Add(ref sk, 4);
-        q5 ^= Unsafe.Add(ref sk, 5);
-        q6 ^= Unsafe.Add(ref sk, 6);
-        q7 ^= Unsafe.Add(ref sk, 7);
     }
 
     /// <summary>AesPortable.Ortho (BearSSL br_aes_ct64_ortho): the 8x8 bit-matrix transposition, an involution.</summary>
@@ -522,20 +695,7 @@ internal readonly struct AesPortableFlat : IAes
         y = ((a & highMask) >> shift) | (b & highMask);
     }
 
-    /// <summary>AesPortable.ShiftRows: row r (bits 16r..16r+15) rotates by r columns (4 bits each).</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void ShiftRows(ref ulong q0, ref ulong q1, ref ulong q2, ref ulong q3, ref ulong q4, ref ulong q5, ref ulong q6, ref ulong q7)
-    {
-        q0 = ShiftRow(q0);
-        q1 = ShiftRow(q1);
-        q2 = ShiftRow(q2);
-        q3 = ShiftRow(q3);
-        q4 = ShiftRow(q4);
-        q5 = ShiftRow(q5);
-        q6 = ShiftRow(q6);
-        q7 = ShiftRow(q7);
-    }
-
+    /// <summary>AesPortable.ShiftRows on one plane: row r (bits 16r..16r+15) rotates by r columns (4 bits each).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static ulong ShiftRow(ulong x) =>
         (x & 0x000000000000FFFFUL)                // row 0: unchanged
@@ -545,169 +705,6 @@ internal readonly struct AesPortableFlat : IAes
         | ((x & 0x000000FF00000000UL) << 8)
         | ((x & 0xF000000000000000UL) >> 12)      // row 3: column 3 to column 0
         | ((x & 0x0FFF000000000000UL) << 4);      //        columns 0..2 up one column
-
-    /// <summary>AesPortable.MixColumns: rotations by 16 and 32 bits reach the next rows; xtime on bit planes.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void MixColumns(ref ulong q0, ref ulong q1, ref ulong q2, ref ulong q3, ref ulong q4, ref ulong q5, ref ulong q6, ref ulong q7)
-    {
-        ulong a0 = q0, a1 = q1, a2 = q2, a3 = q3, a4 = q4, a5 = q5, a6 = q6, a7 = q7;
-        ulong r0 = BitOperations.RotateRight(a0, 16);
-        ulong r1 = BitOperations.RotateRight(a1, 16);
-        ulong r2 = BitOperations.RotateRight(a2, 16);
-        ulong r3 = BitOperations.RotateRight(a3, 16);
-        ulong r4 = BitOperations.RotateRight(a4, 16);
-        ulong r5 = BitOperations.RotateRight(a5, 16);
-        ulong r6 = BitOperations.RotateRight(a6, 16);
-        ulong r7 = BitOperations.RotateRight(a7, 16);
-        q0 = a7 ^ r7 ^ r0 ^ BitOperations.RotateRight(a0 ^ r0, 32);
-        q1 = a0 ^ r0 ^ a7 ^ r7 ^ r1 ^ BitOperations.RotateRight(a1 ^ r1, 32);
-        q2 = a1 ^ r1 ^ r2 ^ BitOperations.RotateRight(a2 ^ r2, 32);
-        q3 = a2 ^ r2 ^ a7 ^ r7 ^ r3 ^ BitOperations.RotateRight(a3 ^ r3, 32);
-        q4 = a3 ^ r3 ^ a7 ^ r7 ^ r4 ^ BitOperations.RotateRight(a4 ^ r4, 32);
-        q5 = a4 ^ r4 ^ r5 ^ BitOperations.RotateRight(a5 ^ r5, 32);
-        q6 = a5 ^ r5 ^ r6 ^ BitOperations.RotateRight(a6 ^ r6, 32);
-        q7 = a6 ^ r6 ^ r7 ^ BitOperations.RotateRight(a7 ^ r7, 32);
-    }
-
-    /// <summary>AesPortable.Sbox: the Boyar-Peralta circuit (eprint 2009/191) on all 64 bitsliced bytes; x0 is plane 7.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void Sbox(ref ulong q0, ref ulong q1, ref ulong q2, ref ulong q3, ref ulong q4, ref ulong q5, ref ulong q6, ref ulong q7)
-    {
-        ulong x0 = q7, x1 = q6, x2 = q5, x3 = q4;
-        ulong x4 = q3, x5 = q2, x6 = q1, x7 = q0;
-
-        // Top linear transformation.
-        ulong y14 = x3 ^ x5;
-        ulong y13 = x0 ^ x6;
-        ulong y9 = x0 ^ x3;
-        ulong y8 = x0 ^ x5;
-        ulong t0 = x1 ^ x2;
-        ulong y1 = t0 ^ x7;
-        ulong y4 = y1 ^ x3;
-        ulong y12 = y13 ^ y14;
-        ulong y2 = y1 ^ x0;
-        ulong y5 = y1 ^ x6;
-        ulong y3 = y5 ^ y8;
-        ulong t1 = x4 ^ y12;
-        ulong y15 = t1 ^ x5;
-        ulong y20 = t1 ^ x1;
-        ulong y6 = y15 ^ x7;
-        ulong y10 = y15 ^ t0;
-        ulong y11 = y20 ^ y9;
-        ulong y7 = x7 ^ y11;
-        ulong y17 = y10 ^ y11;
-        ulong y19 = y10 ^ y8;
-        ulong y16 = t0 ^ y11;
-        ulong y21 = y13 ^ y16;
-        ulong y18 = x0 ^ y16;
-
-        // Non-linear section (inversion in GF(2^8) through a tower of subfields).
-        ulong t2 = y12 & y15;
-        ulong t3 = y3 & y6;
-        ulong t4 = t3 ^ t2;
-        ulong t5 = y4 & x7;
-        ulong t6 = t5 ^ t2;
-        ulong t7 = y13 & y16;
-        ulong t8 = y5 & y1;
-        ulong t9 = t8 ^ t7;
-        ulong t10 = y2 & y7;
-        ulong t11 = t10 ^ t7;
-        ulong t12 = y9 & y11;
-        ulong t13 = y14 & y17;
-        ulong t14 = t13 ^ t12;
-        ulong t15 = y8 & y10;
-        ulong t16 = t15 ^ t12;
-        ulong t17 = t4 ^ t14;
-        ulong t18 = t6 ^ t16;
-        ulong t19 = t9 ^ t14;
-        ulong t20 = t11 ^ t16;
-        ulong t21 = t17 ^ y20;
-        ulong t22 = t18 ^ y19;
-        ulong t23 = t19 ^ y21;
-        ulong t24 = t20 ^ y18;
-
-        ulong t25 = t21 ^ t22;
-        ulong t26 = t21 & t23;
-        ulong t27 = t24 ^ t26;
-        ulong t28 = t25 & t27;
-        ulong t29 = t28 ^ t22;
-        ulong t30 = t23 ^ t24;
-        ulong t31 = t22 ^ t26;
-        ulong t32 = t31 & t30;
-        ulong t33 = t32 ^ t24;
-        ulong t34 = t23 ^ t33;
-        ulong t35 = t27 ^ t33;
-        ulong t36 = t24 & t35;
-        ulong t37 = t36 ^ t34;
-        ulong t38 = t27 ^ t36;
-        ulong t39 = t29 & t38;
-        ulong t40 = t25 ^ t39;
-
-        ulong t41 = t40 ^ t37;
-        ulong t42 = t29 ^ t33;
-        ulong t43 = t29 ^ t40;
-        ulong t44 = t33 ^ t37;
-        ulong t45 = t42 ^ t41;
-        ulong z0 = t44 & y15;
-        ulong z1 = t37 & y6;
-        ulong z2 = t33 & x7;
-        ulong z3 = t43 & y16;
-        ulong z4 = t40 & y1;
-        ulong z5 = t29 & y7;
-        ulong z6 = t42 & y11;
-        ulong z7 = t45 & y17;
-        ulong z8 = t41 & y10;
-        ulong z9 = t44 & y12;
-        ulong z10 = t37 & y3;
-        ulong z11 = t33 & y4;
-        ulong z12 = t43 & y13;
-        ulong z13 = t40 & y5;
-        ulong z14 = t29 & y2;
-        ulong z15 = t42 & y9;
-        ulong z16 = t45 & y14;
-        ulong z17 = t41 & y8;
-
-        // Bottom linear transformation (includes the affine map; "^ ~" is XNOR).
-        ulong t46 = z15 ^ z16;
-        ulong t47 = z10 ^ z11;
-        ulong t48 = z5 ^ z13;
-        ulong t49 = z9 ^ z10;
-        ulong t50 = z2 ^ z12;
-        ulong t51 = z2 ^ z5;
-        ulong t52 = z7 ^ z8;
-        ulong t53 = z0 ^ z3;
-        ulong t54 = z6 ^ z7;
-        ulong t55 = z16 ^ z17;
-        ulong t56 = z12 ^ t48;
-        ulong t57 = t50 ^ t53;
-        ulong t58 = z4 ^ t46;
-        ulong t59 = z3 ^ t54;
-        ulong t60 = t46 ^ t57;
-        ulong t61 = z14 ^ t57;
-        ulong t62 = t52 ^ t58;
-        ulong t63 = t49 ^ t58;
-        ulong t64 = z4 ^ t59;
-        ulong t65 = t61 ^ t62;
-        ulong t66 = z1 ^ t63;
-        ulong s0 = t59 ^ t63;
-        ulong s6 = t56 ^ ~t62;
-        ulong s7 = t48 ^ ~t60;
-        ulong t67 = t64 ^ t65;
-        ulong s3 = t53 ^ t66;
-        ulong s4 = t51 ^ t66;
-        ulong s5 = t47 ^ t65;
-        ulong s1 = t64 ^ ~s3;
-        ulong s2 = t55 ^ ~t67;
-
-        q7 = s0;
-        q6 = s1;
-        q5 = s2;
-        q4 = s3;
-        q3 = s4;
-        q2 = s5;
-        q1 = s6;
-        q0 = s7;
-    }
 
     private static void CheckRounds(int rounds)
     {
