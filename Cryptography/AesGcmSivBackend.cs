@@ -23,4 +23,11 @@ public enum AesGcmSivBackend
 
     /// <summary>ARM64 AES instructions (AESE/AESMC) and PMULL for POLYVAL.</summary>
     Arm64 = 3,
+
+    /// <summary>
+    /// The <see cref="Portable"/> algorithm (same bitsliced AES, same POLYVAL, same bytes) with its AES
+    /// written for the .NET WebAssembly interpreter: state in locals, every step inlined into one
+    /// method per group. Available and chosen in the browser only; see docs/blazor.md for why and how much.
+    /// </summary>
+    PortableFlat = 4,
 }

@@ -25,6 +25,7 @@ internal abstract class Primitives
         AesGcmSivBackend.AesNiVpclmulqdq => new Primitives<AesVector<AesNi>, PolyvalVpclmulqdq>(),
         AesGcmSivBackend.AesNiPclmulqdq => new Primitives<AesVector<AesNi>, PolyvalClmul<Pclmul>>(),
         AesGcmSivBackend.Arm64 => new Primitives<AesVector<AesArm64>, PolyvalClmul<Pmull>>(),
+        AesGcmSivBackend.PortableFlat => new Primitives<AesPortableFlat, PolyvalPortable>(),
         _ => new Primitives<AesPortable, PolyvalPortable>(),
     };
 

@@ -5,23 +5,17 @@
 
 using System;
 using System.Collections.Generic;
-using System.IO;
 using System.Linq;
 using System.Security.Cryptography;
-using System.Text.Json;
 using Cryptography;
 using NUnit.Framework;
+using Case = Tests.Wycheproof.Case;
 
 namespace Tests;
 
 [TestFixture]
 public class WycheproofTests
 {
-    public sealed record Case(int Id, string Comment, byte[] Key, byte[] Nonce, byte[] Aad, byte[] Message, byte[] Ciphertext, byte[] Tag, bool Valid)
-    {
-        public override string ToString() => $"tcId {Id} ({Comment})";
-    }
-
     public static IEnumerable<TestCaseData> Cases() =>
         from backend in TestBackends.All
         select new TestCaseData(backend).SetName($"{backend}: Wycheproof aes_gcm_siv_test.json");
@@ -30,8 +24,8 @@ public class WycheproofTests
     public void TheFileHoldsEveryTest()
     {
         List<Case> cases = Load();
-        Assert.That(cases, Has.Count.EqualTo(202));
-        Assert.That(cases.Count(c => !c.Valid), Is.EqualTo(66));
+        Assert.That(cases, Has.Count.EqualTo(Wycheproof.CaseCount));
+        Assert.That(cases.Count(c => !c.Valid), Is.EqualTo(Wycheproof.InvalidCount));
     }
 
     [TestCaseSource(nameof(Cases))]
@@ -64,24 +58,5 @@ public class WycheproofTests
         Assert.That(checkedCases, Is.EqualTo(202));
     }
 
-    private static List<Case> Load()
-    {
-        using Stream stream = typeof(WycheproofTests).Assembly.GetManifestResourceStream("Vectors.wycheproof-aes-gcm-siv.json")!;
-        using JsonDocument document = JsonDocument.Parse(stream);
-        var cases = new List<Case>();
-        foreach (JsonElement group in document.RootElement.GetProperty("testGroups").EnumerateArray())
-        {
-            foreach (JsonElement t in group.GetProperty("tests").EnumerateArray())
-            {
-                byte[] Hex(string name) => Convert.FromHexString(t.GetProperty(name).GetString()!);
-                cases.Add(new Case(
-                    t.GetProperty("tcId").GetInt32(),
-                    t.GetProperty("comment").GetString()!,
-                    Hex("key"), Hex("iv"), Hex("aad"), Hex("msg"), Hex("ct"), Hex("tag"),
-                    t.GetProperty("result").GetString() == "valid"));
-            }
-        }
-
-        return cases;
-    }
+    private static List<Case> Load() => Wycheproof.Load();
 }

@@ -63,10 +63,12 @@ internal static class Backends
         new Backend<AesVector<AesNi>, PolyvalClmul<Pclmul>>(AesGcmSivBackend.AesNiPclmulqdq),
         new Backend<AesVector<AesArm64>, PolyvalClmul<Pmull>>(AesGcmSivBackend.Arm64),
         new Backend<AesPortable, PolyvalPortable>(AesGcmSivBackend.Portable),
+        // Browser only (its IsSupported); after Portable so Choose never reaches it: Active picks it there.
+        new Backend<AesPortableFlat, PolyvalPortable>(AesGcmSivBackend.PortableFlat),
     ];
 
     /// <summary>The backend new instances use: the widest this machine supports that passes its self-test.</summary>
-    public static readonly Backend Active = Get(Choose(Supported(), SelfTest.Passes));
+    public static readonly Backend Active = Get(OperatingSystem.IsBrowser() && SelfTest.Passes(AesGcmSivBackend.PortableFlat) ? AesGcmSivBackend.PortableFlat : Choose(Supported(), SelfTest.Passes));
 
     /// <summary>Every backend this machine can run, widest first; tests and benchmarks iterate it.</summary>
     public static AesGcmSivBackend[] Supported() =>

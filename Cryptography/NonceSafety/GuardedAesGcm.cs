@@ -38,6 +38,7 @@ namespace Cryptography;
 /// }
 /// </code>
 /// </example>
+[System.Runtime.Versioning.UnsupportedOSPlatform("browser")] // AesGcm throws PlatformNotSupportedException in the browser
 public sealed class GuardedAesGcm : GuardedAead
 {
     private readonly AesGcm _aead;

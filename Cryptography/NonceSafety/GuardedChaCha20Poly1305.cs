@@ -31,6 +31,7 @@ namespace Cryptography;
 /// aead.Decrypt(nonce, ciphertext, tag, plaintext, associatedData);
 /// </code>
 /// </example>
+[System.Runtime.Versioning.UnsupportedOSPlatform("browser")] // ChaCha20Poly1305 throws PlatformNotSupportedException in the browser
 public sealed class GuardedChaCha20Poly1305 : GuardedAead
 {
     /// <summary>Creates a guarded ChaCha20-Poly1305.</summary>

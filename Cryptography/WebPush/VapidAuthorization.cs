@@ -21,6 +21,7 @@ namespace Cryptography;
 /// application server to a push service with a JWT signed by its P-256 key (the key whose public half
 /// the page passed to <c>pushManager.subscribe({ applicationServerKey })</c>).
 /// </summary>
+[System.Runtime.Versioning.UnsupportedOSPlatform("browser")] // ECDsa throws PlatformNotSupportedException in the browser
 public static class VapidAuthorization
 {
     /// <summary>The longest validity RFC 8292 section 2 allows: 24 hours.</summary>

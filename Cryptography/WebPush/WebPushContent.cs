@@ -46,6 +46,7 @@ public enum WebPushUrgency
 /// (RFC 8292) to the request yourself when the push service wants it.</para>
 /// <para>Disposing wipes the encrypted body.</para>
 /// </remarks>
+[System.Runtime.Versioning.UnsupportedOSPlatform("browser")] // aes128gcm (AesGcm) and ECDH throw PlatformNotSupportedException in the browser
 public sealed class WebPushContent : HttpContent
 {
     /// <summary>The longest time to live this type sends: 28 days, in seconds (push services cap it lower, often at 4 weeks).</summary>

@@ -30,6 +30,7 @@ namespace Cryptography;
 /// <para>Send the body with <see cref="WebPushContent"/>, which adds the headers a push service needs.</para>
 /// <para>The ECDH shared secret and every key derived from it are wiped before a call returns.</para>
 /// </remarks>
+[System.Runtime.Versioning.UnsupportedOSPlatform("browser")] // aes128gcm (AesGcm) and ECDH throw PlatformNotSupportedException in the browser
 public static class WebPushEncryption
 {
     /// <summary>The largest push message body: 4096 bytes (RFC 8030 section 7.2: push services need not accept more).</summary>

@@ -20,6 +20,7 @@ namespace Cryptography;
 /// malformed subscription fails here and not in the middle of a send. The auth secret must be kept
 /// from the push service: with it and a copy of the traffic, nothing else protects the message's origin.
 /// </remarks>
+[System.Runtime.Versioning.UnsupportedOSPlatform("browser")] // its constructor validates the key with ECDH, which throws PlatformNotSupportedException in the browser
 public sealed class WebPushSubscriptionKeys
 {
     /// <summary>The length of <c>p256dh</c>: a 65-byte uncompressed P-256 point (0x04 || X || Y).</summary>

@@ -1,0 +1,729 @@
+// Portable, constant-time AES-128/AES-256 (FIPS-197) shaped for the .NET WebAssembly interpreter
+// (the browser: Mono's interpreter plus the "jiterpreter", which compiles hot traces of interpreter
+// code to WebAssembly). The algorithm is exactly AesPortable's (Aes.Portable.cs: BearSSL's bitsliced
+// ct64 technique, the Boyar-Peralta S-box circuit, four blocks in eight 64-bit bit planes) and it
+// writes AesPortable's key schedule format word for word, so both give the same bytes. What differs
+// is the shape of the code, which the interpreter pays for and a JIT does not:
+//
+//  * the eight bit planes are eight ulong locals, not an [InlineArray] reached through a ref (each
+//    q[i] there is a helper call plus a bounds check for the interpreter);
+//  * every step of a round (S-box, ShiftRows, MixColumns, AddRoundKey) and the transposition are
+//    AggressiveInlining methods over those locals, so one group's whole encryption is one method
+//    body with no calls: the interpreter inlines them (it honours AggressiveInlining whatever the
+//    size) and the jiterpreter can then compile the round loop as one trace;
+//  * round keys are read through one ref and an offset (Unsafe.Add), not sliced spans;
+//  * the key schedule's SubWord runs the S-box circuit on the 4 bytes alone (bit planes of 32-bit
+//    words), not on a 64-byte bitsliced state transposed in and out for 4 bytes of it.
+//
+// Constant time as AesPortable: no table indexed by secret data, no branch or loop count that
+// depends on it; only lengths and the (public) round count steer control flow.
+
+using System;
+using System.Buffers.Binary;
+using System.Numerics;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Security.Cryptography;
+
+namespace Cryptography.Internal;
+
+/// <summary>AesPortable's bitsliced AES with its state in locals and its steps inlined, for interpreters.</summary>
+internal readonly struct AesPortableFlat : IAes
+{
+    /// <summary>Bytes handled per bitsliced pass: four blocks.</summary>
+    private const int GroupBytes = 64;
+
+    /// <summary>Bytes of stack <see cref="BurnStack"/> overwrites after each operation (as AesPortable).</summary>
+    private const int BurnBytes = 2048;
+
+    // Measured faster than AesPortable only under the browser's interpreter (docs/blazor.md); under a
+    // JIT both compile to the same code, so elsewhere the backend does not exist and Portable stays.
+    public static bool IsSupported => OperatingSystem.IsBrowser();
+
+    public static int ScheduleBytes(int rounds) => AesPortable.ScheduleBytes(rounds);
+
+    /// <summary>The same bitsliced schedule as <see cref="AesPortable"/>, computed with locals and inlined steps.</summary>
+    public static void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule)
+    {
+        // Key length is public; branching on it is fine.
+        if (key.Length != 16 && key.Length != 32)
+        {
+            throw new ArgumentException("AES key must be 16 or 32 bytes.", nameof(key));
+        }
+
+        ExpandKeyCore(key, ref schedule[0]);
+        BurnStack();
+    }
+
+    /// <summary>
+    /// FIPS-197 section 5.2 key expansion, then every round key bitsliced with its four lanes equal, as
+    /// AesPortable.ExpandKeyCore does (see there for the "compressed" form), into (rounds + 1) * 8 words.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
+    private static void ExpandKeyCore(ReadOnlySpan<byte> key, ref ulong sk)
+    {
+        int nk = key.Length / 4;      // key length in 32-bit words (FIPS-197 Nk)
+        int rounds = nk + 6;          // FIPS-197 Nr: 10 or 14
+        int totalWords = (rounds + 1) * 4;
+        Span<uint> words = stackalloc uint[60];
+        ref uint w = ref MemoryMarshal.GetReference(words);
+        for (int i = 0; i < nk; i++)
+        {
+            Unsafe.Add(ref w, i) = BinaryPrimitives.ReadUInt32LittleEndian(key.Slice(4 * i, 4));
+        }
+
+        // FIPS-197 round constants x^0..x^9 in GF(2^8) (x^8 = 0x1B, x^9 = 0x36), as a public index.
+        ReadOnlySpan<byte> rcon = [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1B, 0x36];
+        uint tmp = Unsafe.Add(ref w, nk - 1);
+        for (int i = nk, j = 0, k = 0; i < totalWords; i++)
+        {
+            if (j == 0)
+            {
+                tmp = SubWord(BitOperations.RotateRight(tmp, 8)) ^ rcon[k];
+            }
+            else if (nk > 6 && j == 4)
+            {
+                tmp = SubWord(tmp);
+            }
+
+            tmp ^= Unsafe.Add(ref w, i - nk);
+            Unsafe.Add(ref w, i) = tmp;
+            if (++j == nk)
+            {
+                j = 0;
+                k++;
+            }
+        }
+
+        ulong q0, q1, q2, q3, q4, q5, q6, q7;
+        for (int r = 0; r <= rounds; r++)
+        {
+            InterleaveIn(Unsafe.Add(ref w, 4 * r), Unsafe.Add(ref w, 4 * r + 1), Unsafe.Add(ref w, 4 * r + 2), Unsafe.Add(ref w, 4 * r + 3), out q0, out q4);
+            q1 = q0;
+            q2 = q0;
+            q3 = q0;
+            q5 = q4;
+            q6 = q4;
+            q7 = q4;
+            Ortho(ref q0, ref q1, ref q2, ref q3, ref q4, ref q5, ref q6, ref q7);
+
+            // 0x1111.., 0x2222.., 0x4444.., 0x8888..: lane 0, 1, 2, 3 of every nibble.
+            ulong comp0 = (q0 & 0x1111111111111111UL) | (q1 & 0x2222222222222222UL) | (q2 & 0x4444444444444444UL) | (q3 & 0x8888888888888888UL);
+            ulong comp1 = (q4 & 0x1111111111111111UL) | (q5 & 0x2222222222222222UL) | (q6 & 0x4444444444444444UL) | (q7 & 0x8888888888888888UL);
+            ExpandCompressed(comp0, ref Unsafe.Add(ref sk, 8 * r));
+            ExpandCompressed(comp1, ref Unsafe.Add(ref sk, 8 * r + 4));
+        }
+
+        // Leave nothing from an earlier, longer key in the unused tail.
+        for (int i = (rounds + 1) * 8; i < AesKeySchedule.Length; i++)
+        {
+            Unsafe.Add(ref sk, i) = 0;
+        }
+
+        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(words));
+    }
+
+    /// <summary>AesPortable.ExpandCompressed: plane m in lane m of each nibble, copied to all four lanes.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void ExpandCompressed(ulong comp, ref ulong destination)
+    {
+        ulong x0 = comp & 0x1111111111111111UL;
+        ulong x1 = (comp & 0x2222222222222222UL) >> 1;
+        ulong x2 = (comp & 0x4444444444444444UL) >> 2;
+        ulong x3 = (comp & 0x8888888888888888UL) >> 3;
+        // Every nibble is 0 or 1, so 16x - x = 15x fills the nibble without a borrow crossing it.
+        destination = (x0 << 4) - x0;
+        Unsafe.Add(ref destination, 1) = (x1 << 4) - x1;
+        Unsafe.Add(ref destination, 2) = (x2 << 4) - x2;
+        Unsafe.Add(ref destination, 3) = (x3 << 4) - x3;
+    }
+
+    /// <summary>
+    /// AES SubWord (FIPS-197 section 5.2): the S-box on each byte of <paramref name="w"/> through the
+    /// same Boyar-Peralta circuit, bitsliced over the four bytes alone: plane k is bit k of every byte
+    /// (bits 0, 8, 16, 24 of a 32-bit word), so no transposition of 64 bytes is needed for 4. Key
+    /// bytes are secret: no table, no branch. Internal so a test can check all 256 inputs.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static uint SubWord(uint w)
+    {
+        const uint Lanes = 0x01010101;
+        // Plane k holds bit k of each of the four bytes, at bits 0, 8, 16 and 24; x0 is bit 7.
+        uint x0 = (w >> 7) & Lanes, x1 = (w >> 6) & Lanes, x2 = (w >> 5) & Lanes, x3 = (w >> 4) & Lanes;
+        uint x4 = (w >> 3) & Lanes, x5 = (w >> 2) & Lanes, x6 = (w >> 1) & Lanes, x7 = w & Lanes;
+
+        // Top linear transformation.
+        uint y14 = x3 ^ x5;
+        uint y13 = x0 ^ x6;
+        uint y9 = x0 ^ x3;
+        uint y8 = x0 ^ x5;
+        uint t0 = x1 ^ x2;
+        uint y1 = t0 ^ x7;
+        uint y4 = y1 ^ x3;
+        uint y12 = y13 ^ y14;
+        uint y2 = y1 ^ x0;
+        uint y5 = y1 ^ x6;
+        uint y3 = y5 ^ y8;
+        uint t1 = x4 ^ y12;
+        uint y15 = t1 ^ x5;
+        uint y20 = t1 ^ x1;
+        uint y6 = y15 ^ x7;
+        uint y10 = y15 ^ t0;
+        uint y11 = y20 ^ y9;
+        uint y7 = x7 ^ y11;
+        uint y17 = y10 ^ y11;
+        uint y19 = y10 ^ y8;
+        uint y16 = t0 ^ y11;
+        uint y21 = y13 ^ y16;
+        uint y18 = x0 ^ y16;
+
+        // Non-linear section (inversion in GF(2^8) through a tower of subfields).
+        uint t2 = y12 & y15;
+        uint t3 = y3 & y6;
+        uint t4 = t3 ^ t2;
+        uint t5 = y4 & x7;
+        uint t6 = t5 ^ t2;
+        uint t7 = y13 & y16;
+        uint t8 = y5 & y1;
+        uint t9 = t8 ^ t7;
+        uint t10 = y2 & y7;
+        uint t11 = t10 ^ t7;
+        uint t12 = y9 & y11;
+        uint t13 = y14 & y17;
+        uint t14 = t13 ^ t12;
+        uint t15 = y8 & y10;
+        uint t16 = t15 ^ t12;
+        uint t17 = t4 ^ t14;
+        uint t18 = t6 ^ t16;
+        uint t19 = t9 ^ t14;
+        uint t20 = t11 ^ t16;
+        uint t21 = t17 ^ y20;
+        uint t22 = t18 ^ y19;
+        uint t23 = t19 ^ y21;
+        uint t24 = t20 ^ y18;
+
+        uint t25 = t21 ^ t22;
+        uint t26 = t21 & t23;
+        uint t27 = t24 ^ t26;
+        uint t28 = t25 & t27;
+        uint t29 = t28 ^ t22;
+        uint t30 = t23 ^ t24;
+        uint t31 = t22 ^ t26;
+        uint t32 = t31 & t30;
+        uint t33 = t32 ^ t24;
+        uint t34 = t23 ^ t33;
+        uint t35 = t27 ^ t33;
+        uint t36 = t24 & t35;
+        uint t37 = t36 ^ t34;
+        uint t38 = t27 ^ t36;
+        uint t39 = t29 & t38;
+        uint t40 = t25 ^ t39;
+
+        uint t41 = t40 ^ t37;
+        uint t42 = t29 ^ t33;
+        uint t43 = t29 ^ t40;
+        uint t44 = t33 ^ t37;
+        uint t45 = t42 ^ t41;
+        uint z0 = t44 & y15;
+        uint z1 = t37 & y6;
+        uint z2 = t33 & x7;
+        uint z3 = t43 & y16;
+        uint z4 = t40 & y1;
+        uint z5 = t29 & y7;
+        uint z6 = t42 & y11;
+        uint z7 = t45 & y17;
+        uint z8 = t41 & y10;
+        uint z9 = t44 & y12;
+        uint z10 = t37 & y3;
+        uint z11 = t33 & y4;
+        uint z12 = t43 & y13;
+        uint z13 = t40 & y5;
+        uint z14 = t29 & y2;
+        uint z15 = t42 & y9;
+        uint z16 = t45 & y14;
+        uint z17 = t41 & y8;
+
+        // Bottom linear transformation (includes the affine map; "^ ~" is XNOR).
+        uint t46 = z15 ^ z16;
+        uint t47 = z10 ^ z11;
+        uint t48 = z5 ^ z13;
+        uint t49 = z9 ^ z10;
+        uint t50 = z2 ^ z12;
+        uint t51 = z2 ^ z5;
+        uint t52 = z7 ^ z8;
+        uint t53 = z0 ^ z3;
+        uint t54 = z6 ^ z7;
+        uint t55 = z16 ^ z17;
+        uint t56 = z12 ^ t48;
+        uint t57 = t50 ^ t53;
+        uint t58 = z4 ^ t46;
+        uint t59 = z3 ^ t54;
+        uint t60 = t46 ^ t57;
+        uint t61 = z14 ^ t57;
+        uint t62 = t52 ^ t58;
+        uint t63 = t49 ^ t58;
+        uint t64 = z4 ^ t59;
+        uint t65 = t61 ^ t62;
+        uint t66 = z1 ^ t63;
+        uint s0 = t59 ^ t63;
+        uint s6 = t56 ^ ~t62;
+        uint s7 = t48 ^ ~t60;
+        uint t67 = t64 ^ t65;
+        uint s3 = t53 ^ t66;
+        uint s4 = t51 ^ t66;
+        uint s5 = t47 ^ t65;
+        uint s1 = t64 ^ ~s3;
+        uint s2 = t55 ^ ~t67;
+
+        // The XNORs set bits between the lanes; the masks drop them.
+        return ((s0 & Lanes) << 7) | ((s1 & Lanes) << 6) | ((s2 & Lanes) << 5) | ((s3 & Lanes) << 4)
+             | ((s4 & Lanes) << 3) | ((s5 & Lanes) << 2) | ((s6 & Lanes) << 1) | (s7 & Lanes);
+    }
+
+    public static void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output)
+    {
+        CheckRounds(rounds);
+        if (input.Length != output.Length)
+        {
+            throw new ArgumentException("Input and output lengths differ.", nameof(output));
+        }
+
+        if ((input.Length & 15) != 0)
+        {
+            throw new ArgumentException("Input length must be a multiple of 16.", nameof(input));
+        }
+
+        EncryptBlocksCore(ref Unsafe.AsRef(in schedule[0]), rounds, input, output);
+        BurnStack();
+    }
+
+    public static void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
+    {
+        CheckRounds(rounds);
+        if (counterBlock.Length != 16)
+        {
+            throw new ArgumentException("Counter block must be 16 bytes.", nameof(counterBlock));
+        }
+
+        if (input.Length != output.Length)
+        {
+            throw new ArgumentException("Input and output lengths differ.", nameof(output));
+        }
+
+        Ctr32Core(ref Unsafe.AsRef(in schedule[0]), rounds, counterBlock, input, output);
+        BurnStack();
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
+    private static void EncryptBlocksCore(ref ulong sk, int rounds, ReadOnlySpan<byte> input, Span<byte> output)
+    {
+        Span<byte> buffer = stackalloc byte[GroupBytes];
+        ref byte b = ref MemoryMarshal.GetReference(buffer);
+        ulong q0, q1, q2, q3, q4, q5, q6, q7;
+
+        // Lengths are public. A partial group is padded with zero blocks, encrypted as a full group and
+        // the padding discarded; the group is read before it is written, so input may alias output.
+        nuint length = (nuint)input.Length;
+        for (nuint offset = 0; offset < length; offset += GroupBytes)
+        {
+            int n = (int)Math.Min(GroupBytes, length - offset);
+            buffer.Clear();
+            input.Slice((int)offset, n).CopyTo(buffer);
+            InterleaveIn(Word(ref b, 0), Word(ref b, 4), Word(ref b, 8), Word(ref b, 12), out q0, out q4);
+            InterleaveIn(Word(ref b, 16), Word(ref b, 20), Word(ref b, 24), Word(ref b, 28), out q1, out q5);
+            InterleaveIn(Word(ref b, 32), Word(ref b, 36), Word(ref b, 40), Word(ref b, 44), out q2, out q6);
+            InterleaveIn(Word(ref b, 48), Word(ref b, 52), Word(ref b, 56), Word(ref b, 60), out q3, out q7);
+            EncryptGroup(ref sk, rounds, ref q0, ref q1, ref q2, ref q3, ref q4, ref q5, ref q6, ref q7);
+            Store(ref b, q0, q1, q2, q3, q4, q5, q6, q7);
+            buffer.Slice(0, n).CopyTo(output.Slice((int)offset, n));
+        }
+
+        CryptographicOperations.ZeroMemory(buffer);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
+    private static void Ctr32Core(ref ulong sk, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
+    {
+        Span<byte> keystream = stackalloc byte[GroupBytes];
+        ref byte k = ref MemoryMarshal.GetReference(keystream);
+        ulong q0, q1, q2, q3, q4, q5, q6, q7;
+
+        // RFC 8452 section 4: the counter is the first four bytes as a little-endian uint32, incremented
+        // mod 2^32; the other twelve bytes stay. Block words are little-endian, so it is word 0.
+        uint counter = BinaryPrimitives.ReadUInt32LittleEndian(counterBlock);
+        uint w1 = BinaryPrimitives.ReadUInt32LittleEndian(counterBlock.Slice(4));
+        uint w2 = BinaryPrimitives.ReadUInt32LittleEndian(counterBlock.Slice(8));
+        uint w3 = BinaryPrimitives.ReadUInt32LittleEndian(counterBlock.Slice(12));
+
+        ref byte source = ref MemoryMarshal.GetReference(input);
+        ref byte destination = ref MemoryMarshal.GetReference(output);
+        nuint length = (nuint)input.Length;
+        nuint offset = 0;
+        for (; offset < length; offset += GroupBytes)
+        {
+            InterleaveIn(counter, w1, w2, w3, out q0, out q4);
+            InterleaveIn(unchecked(counter + 1), w1, w2, w3, out q1, out q5);
+            InterleaveIn(unchecked(counter + 2), w1, w2, w3, out q2, out q6);
+            InterleaveIn(unchecked(counter + 3), w1, w2, w3, out q3, out q7);
+            counter = unchecked(counter + 4);
+            EncryptGroup(ref sk, rounds, ref q0, ref q1, ref q2, ref q3, ref q4, ref q5, ref q6, ref q7);
+            Store(ref k, q0, q1, q2, q3, q4, q5, q6, q7);
+
+            // Each 8-byte word is read before it is written, so exact aliasing of input and output is safe.
+            nuint n = Math.Min(GroupBytes, length - offset);
+            nuint i = 0;
+            for (; i + 8 <= n; i += 8)
+            {
+                ulong v = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref source, offset + i)) ^ Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref k, i));
+                Unsafe.WriteUnaligned(ref Unsafe.Add(ref destination, offset + i), v);
+            }
+
+            for (; i < n; i++)
+            {
+                Unsafe.Add(ref destination, offset + i) = (byte)(Unsafe.Add(ref source, offset + i) ^ Unsafe.Add(ref k, i));
+            }
+        }
+
+        CryptographicOperations.ZeroMemory(keystream);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static uint Word(ref byte b, int offset) => LittleEndian(Unsafe.ReadUnaligned<uint>(ref Unsafe.Add(ref b, offset)));
+
+    /// <summary>Transposes back and writes the four blocks (64 bytes) at <paramref name="b"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void Store(ref byte b, ulong q0, ulong q1, ulong q2, ulong q3, ulong q4, ulong q5, ulong q6, ulong q7)
+    {
+        StoreBlock(ref b, q0, q4);
+        StoreBlock(ref Unsafe.Add(ref b, 16), q1, q5);
+        StoreBlock(ref Unsafe.Add(ref b, 32), q2, q6);
+        StoreBlock(ref Unsafe.Add(ref b, 48), q3, q7);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void StoreBlock(ref byte b, ulong qa, ulong qb)
+    {
+        // Inverse of InterleaveIn (AesPortable.InterleaveOut), little-endian words.
+        ulong x0 = qa & 0x00FF00FF00FF00FFUL;
+        ulong x1 = qb & 0x00FF00FF00FF00FFUL;
+        ulong x2 = (qa >> 8) & 0x00FF00FF00FF00FFUL;
+        ulong x3 = (qb >> 8) & 0x00FF00FF00FF00FFUL;
+        x0 |= x0 >> 8;
+        x1 |= x1 >> 8;
+        x2 |= x2 >> 8;
+        x3 |= x3 >> 8;
+        x0 &= 0x0000FFFF0000FFFFUL;
+        x1 &= 0x0000FFFF0000FFFFUL;
+        x2 &= 0x0000FFFF0000FFFFUL;
+        x3 &= 0x0000FFFF0000FFFFUL;
+        Unsafe.WriteUnaligned(ref b, LittleEndian((uint)x0 | (uint)(x0 >> 16)));
+        Unsafe.WriteUnaligned(ref Unsafe.Add(ref b, 4), LittleEndian((uint)x1 | (uint)(x1 >> 16)));
+        Unsafe.WriteUnaligned(ref Unsafe.Add(ref b, 8), LittleEndian((uint)x2 | (uint)(x2 >> 16)));
+        Unsafe.WriteUnaligned(ref Unsafe.Add(ref b, 12), LittleEndian((uint)x3 | (uint)(x3 >> 16)));
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static uint LittleEndian(uint value) => BitConverter.IsLittleEndian ? value : BinaryPrimitives.ReverseEndianness(value);
+
+    /// <summary>AesPortable.InterleaveIn: one block's four column words over two 64-bit words.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void InterleaveIn(uint w0, uint w1, uint w2, uint w3, out ulong q0, out ulong q1)
+    {
+        ulong x0 = w0, x1 = w1, x2 = w2, x3 = w3;
+        x0 |= x0 << 16;
+        x1 |= x1 << 16;
+        x2 |= x2 << 16;
+        x3 |= x3 << 16;
+        x0 &= 0x0000FFFF0000FFFFUL;
+        x1 &= 0x0000FFFF0000FFFFUL;
+        x2 &= 0x0000FFFF0000FFFFUL;
+        x3 &= 0x0000FFFF0000FFFFUL;
+        x0 |= x0 << 8;
+        x1 |= x1 << 8;
+        x2 |= x2 << 8;
+        x3 |= x3 << 8;
+        x0 &= 0x00FF00FF00FF00FFUL;
+        x1 &= 0x00FF00FF00FF00FFUL;
+        x2 &= 0x00FF00FF00FF00FFUL;
+        x3 &= 0x00FF00FF00FF00FFUL;
+        q0 = x0 | (x2 << 8);
+        q1 = x1 | (x3 << 8);
+    }
+
+    /// <summary>
+    /// FIPS-197 Cipher() on four bitsliced blocks: transpose in, AddRoundKey, rounds - 1 full rounds,
+    /// a last round without MixColumns, transpose out. Round key r is the 8 words at sk + 8r. The
+    /// round is written out in this one body over locals (S-box, ShiftRows, MixColumns, AddRoundKey),
+    /// not as calls with the state passed by reference: the interpreter then reads and writes plain
+    /// locals, with no indirection per access (measured in docs/blazor.md).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void EncryptGroup(ref ulong sk, int rounds, ref ulong q0, ref ulong q1, ref ulong q2, ref ulong q3, ref ulong q4, ref ulong q5, ref ulong q6, ref ulong q7)
+    {
+        ulong a0 = q0, a1 = q1, a2 = q2, a3 = q3, a4 = q4, a5 = q5, a6 = q6, a7 = q7;
+        Ortho(ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
+        a0 ^= sk;
+        a1 ^= Unsafe.Add(ref sk, 1);
+        a2 ^= Unsafe.Add(ref sk, 2);
+        a3 ^= Unsafe.Add(ref sk, 3);
+        a4 ^= Unsafe.Add(ref sk, 4);
+        a5 ^= Unsafe.Add(ref sk, 5);
+        a6 ^= Unsafe.Add(ref sk, 6);
+        a7 ^= Unsafe.Add(ref sk, 7);
+        for (int r = 1; r <= rounds; r++)
+        {
+            // SubBytes: the Boyar-Peralta circuit (AesPortable.Sbox); x0 is plane 7.
+            ulong x0 = a7, x1 = a6, x2 = a5, x3 = a4;
+            ulong x4 = a3, x5 = a2, x6 = a1, x7 = a0;
+
+            // Top linear transformation.
+            ulong y14 = x3 ^ x5;
+            ulong y13 = x0 ^ x6;
+            ulong y9 = x0 ^ x3;
+            ulong y8 = x0 ^ x5;
+            ulong t0 = x1 ^ x2;
+            ulong y1 = t0 ^ x7;
+            ulong y4 = y1 ^ x3;
+            ulong y12 = y13 ^ y14;
+            ulong y2 = y1 ^ x0;
+            ulong y5 = y1 ^ x6;
+            ulong y3 = y5 ^ y8;
+            ulong t1 = x4 ^ y12;
+            ulong y15 = t1 ^ x5;
+            ulong y20 = t1 ^ x1;
+            ulong y6 = y15 ^ x7;
+            ulong y10 = y15 ^ t0;
+            ulong y11 = y20 ^ y9;
+            ulong y7 = x7 ^ y11;
+            ulong y17 = y10 ^ y11;
+            ulong y19 = y10 ^ y8;
+            ulong y16 = t0 ^ y11;
+            ulong y21 = y13 ^ y16;
+            ulong y18 = x0 ^ y16;
+
+            // Non-linear section (inversion in GF(2^8) through a tower of subfields).
+            ulong t2 = y12 & y15;
+            ulong t3 = y3 & y6;
+            ulong t4 = t3 ^ t2;
+            ulong t5 = y4 & x7;
+            ulong t6 = t5 ^ t2;
+            ulong t7 = y13 & y16;
+            ulong t8 = y5 & y1;
+            ulong t9 = t8 ^ t7;
+            ulong t10 = y2 & y7;
+            ulong t11 = t10 ^ t7;
+            ulong t12 = y9 & y11;
+            ulong t13 = y14 & y17;
+            ulong t14 = t13 ^ t12;
+            ulong t15 = y8 & y10;
+            ulong t16 = t15 ^ t12;
+            ulong t17 = t4 ^ t14;
+            ulong t18 = t6 ^ t16;
+            ulong t19 = t9 ^ t14;
+            ulong t20 = t11 ^ t16;
+            ulong t21 = t17 ^ y20;
+            ulong t22 = t18 ^ y19;
+            ulong t23 = t19 ^ y21;
+            ulong t24 = t20 ^ y18;
+
+            ulong t25 = t21 ^ t22;
+            ulong t26 = t21 & t23;
+            ulong t27 = t24 ^ t26;
+            ulong t28 = t25 & t27;
+            ulong t29 = t28 ^ t22;
+            ulong t30 = t23 ^ t24;
+            ulong t31 = t22 ^ t26;
+            ulong t32 = t31 & t30;
+            ulong t33 = t32 ^ t24;
+            ulong t34 = t23 ^ t33;
+            ulong t35 = t27 ^ t33;
+            ulong t36 = t24 & t35;
+            ulong t37 = t36 ^ t34;
+            ulong t38 = t27 ^ t36;
+            ulong t39 = t29 & t38;
+            ulong t40 = t25 ^ t39;
+
+            ulong t41 = t40 ^ t37;
+            ulong t42 = t29 ^ t33;
+            ulong t43 = t29 ^ t40;
+            ulong t44 = t33 ^ t37;
+            ulong t45 = t42 ^ t41;
+            ulong z0 = t44 & y15;
+            ulong z1 = t37 & y6;
+            ulong z2 = t33 & x7;
+            ulong z3 = t43 & y16;
+            ulong z4 = t40 & y1;
+            ulong z5 = t29 & y7;
+            ulong z6 = t42 & y11;
+            ulong z7 = t45 & y17;
+            ulong z8 = t41 & y10;
+            ulong z9 = t44 & y12;
+            ulong z10 = t37 & y3;
+            ulong z11 = t33 & y4;
+            ulong z12 = t43 & y13;
+            ulong z13 = t40 & y5;
+            ulong z14 = t29 & y2;
+            ulong z15 = t42 & y9;
+            ulong z16 = t45 & y14;
+            ulong z17 = t41 & y8;
+
+            // Bottom linear transformation (includes the affine map; "^ ~" is XNOR).
+            ulong t46 = z15 ^ z16;
+            ulong t47 = z10 ^ z11;
+            ulong t48 = z5 ^ z13;
+            ulong t49 = z9 ^ z10;
+            ulong t50 = z2 ^ z12;
+            ulong t51 = z2 ^ z5;
+            ulong t52 = z7 ^ z8;
+            ulong t53 = z0 ^ z3;
+            ulong t54 = z6 ^ z7;
+            ulong t55 = z16 ^ z17;
+            ulong t56 = z12 ^ t48;
+            ulong t57 = t50 ^ t53;
+            ulong t58 = z4 ^ t46;
+            ulong t59 = z3 ^ t54;
+            ulong t60 = t46 ^ t57;
+            ulong t61 = z14 ^ t57;
+            ulong t62 = t52 ^ t58;
+            ulong t63 = t49 ^ t58;
+            ulong t64 = z4 ^ t59;
+            ulong t65 = t61 ^ t62;
+            ulong t66 = z1 ^ t63;
+            ulong s0 = t59 ^ t63;
+            ulong s6 = t56 ^ ~t62;
+            ulong s7 = t48 ^ ~t60;
+            ulong t67 = t64 ^ t65;
+            ulong s3 = t53 ^ t66;
+            ulong s4 = t51 ^ t66;
+            ulong s5 = t47 ^ t65;
+            ulong s1 = t64 ^ ~s3;
+            ulong s2 = t55 ^ ~t67;
+            a7 = s0;
+            a6 = s1;
+            a5 = s2;
+            a4 = s3;
+            a3 = s4;
+            a2 = s5;
+            a1 = s6;
+            a0 = s7;
+
+            // ShiftRows.
+            a0 = ShiftRow(a0);
+            a1 = ShiftRow(a1);
+            a2 = ShiftRow(a2);
+            a3 = ShiftRow(a3);
+            a4 = ShiftRow(a4);
+            a5 = ShiftRow(a5);
+            a6 = ShiftRow(a6);
+            a7 = ShiftRow(a7);
+
+            // MixColumns (AesPortable.MixColumns), in every round but the last. The round count is public.
+            if (r != rounds)
+            {
+                ulong r0 = BitOperations.RotateRight(a0, 16);
+                ulong r1 = BitOperations.RotateRight(a1, 16);
+                ulong r2 = BitOperations.RotateRight(a2, 16);
+                ulong r3 = BitOperations.RotateRight(a3, 16);
+                ulong r4 = BitOperations.RotateRight(a4, 16);
+                ulong r5 = BitOperations.RotateRight(a5, 16);
+                ulong r6 = BitOperations.RotateRight(a6, 16);
+                ulong r7 = BitOperations.RotateRight(a7, 16);
+                ulong m0 = a7 ^ r7 ^ r0 ^ BitOperations.RotateRight(a0 ^ r0, 32);
+                ulong m1 = a0 ^ r0 ^ a7 ^ r7 ^ r1 ^ BitOperations.RotateRight(a1 ^ r1, 32);
+                ulong m2 = a1 ^ r1 ^ r2 ^ BitOperations.RotateRight(a2 ^ r2, 32);
+                ulong m3 = a2 ^ r2 ^ a7 ^ r7 ^ r3 ^ BitOperations.RotateRight(a3 ^ r3, 32);
+                ulong m4 = a3 ^ r3 ^ a7 ^ r7 ^ r4 ^ BitOperations.RotateRight(a4 ^ r4, 32);
+                ulong m5 = a4 ^ r4 ^ r5 ^ BitOperations.RotateRight(a5 ^ r5, 32);
+                ulong m6 = a5 ^ r5 ^ r6 ^ BitOperations.RotateRight(a6 ^ r6, 32);
+                a7 = a6 ^ r6 ^ r7 ^ BitOperations.RotateRight(a7 ^ r7, 32);
+                a0 = m0;
+                a1 = m1;
+                a2 = m2;
+                a3 = m3;
+                a4 = m4;
+                a5 = m5;
+                a6 = m6;
+            }
+
+            // AddRoundKey.
+            ref ulong k = ref Unsafe.Add(ref sk, 8 * r);
+            a0 ^= k;
+            a1 ^= Unsafe.Add(ref k, 1);
+            a2 ^= Unsafe.Add(ref k, 2);
+            a3 ^= Unsafe.Add(ref k, 3);
+            a4 ^= Unsafe.Add(ref k, 4);
+            a5 ^= Unsafe.Add(ref k, 5);
+            a6 ^= Unsafe.Add(ref k, 6);
+            a7 ^= Unsafe.Add(ref k, 7);
+        }
+
+        Ortho(ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
+        q0 = a0;
+        q1 = a1;
+        q2 = a2;
+        q3 = a3;
+        q4 = a4;
+        q5 = a5;
+        q6 = a6;
+        q7 = a7;
+    }
+
+    /// <summary>AesPortable.Ortho (BearSSL br_aes_ct64_ortho): the 8x8 bit-matrix transposition, an involution.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void Ortho(ref ulong q0, ref ulong q1, ref ulong q2, ref ulong q3, ref ulong q4, ref ulong q5, ref ulong q6, ref ulong q7)
+    {
+        // Masks select alternate 1-, 2- and 4-bit groups: 0x55../0xAA.., 0x33../0xCC.., 0x0F../0xF0...
+        Swap(ref q0, ref q1, 0x5555555555555555UL, 0xAAAAAAAAAAAAAAAAUL, 1);
+        Swap(ref q2, ref q3, 0x5555555555555555UL, 0xAAAAAAAAAAAAAAAAUL, 1);
+        Swap(ref q4, ref q5, 0x5555555555555555UL, 0xAAAAAAAAAAAAAAAAUL, 1);
+        Swap(ref q6, ref q7, 0x5555555555555555UL, 0xAAAAAAAAAAAAAAAAUL, 1);
+        Swap(ref q0, ref q2, 0x3333333333333333UL, 0xCCCCCCCCCCCCCCCCUL, 2);
+        Swap(ref q1, ref q3, 0x3333333333333333UL, 0xCCCCCCCCCCCCCCCCUL, 2);
+        Swap(ref q4, ref q6, 0x3333333333333333UL, 0xCCCCCCCCCCCCCCCCUL, 2);
+        Swap(ref q5, ref q7, 0x3333333333333333UL, 0xCCCCCCCCCCCCCCCCUL, 2);
+        Swap(ref q0, ref q4, 0x0F0F0F0F0F0F0F0FUL, 0xF0F0F0F0F0F0F0F0UL, 4);
+        Swap(ref q1, ref q5, 0x0F0F0F0F0F0F0F0FUL, 0xF0F0F0F0F0F0F0F0UL, 4);
+        Swap(ref q2, ref q6, 0x0F0F0F0F0F0F0F0FUL, 0xF0F0F0F0F0F0F0F0UL, 4);
+        Swap(ref q3, ref q7, 0x0F0F0F0F0F0F0F0FUL, 0xF0F0F0F0F0F0F0F0UL, 4);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void Swap(ref ulong x, ref ulong y, ulong lowMask, ulong highMask, int shift)
+    {
+        ulong a = x, b = y;
+        x = (a & lowMask) | ((b & lowMask) << shift);
+        y = ((a & highMask) >> shift) | (b & highMask);
+    }
+
+    /// <summary>AesPortable.ShiftRows on one plane: row r (bits 16r..16r+15) rotates by r columns (4 bits each).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static ulong ShiftRow(ulong x) =>
+        (x & 0x000000000000FFFFUL)                // row 0: unchanged
+        | ((x & 0x00000000FFF00000UL) >> 4)       // row 1: columns 1..3 down one column
+        | ((x & 0x00000000000F0000UL) << 12)      //        column 0 to column 3
+        | ((x & 0x0000FF0000000000UL) >> 8)       // row 2: swap column pairs (rotate by 2)
+        | ((x & 0x000000FF00000000UL) << 8)
+        | ((x & 0xF000000000000000UL) >> 12)      // row 3: column 3 to column 0
+        | ((x & 0x0FFF000000000000UL) << 4);      //        columns 0..2 up one column
+
+    private static void CheckRounds(int rounds)
+    {
+        // Public parameter: 10 rounds for AES-128, 14 for AES-256.
+        if (rounds != 10 && rounds != 14)
+        {
+            throw new ArgumentOutOfRangeException(nameof(rounds));
+        }
+    }
+
+    /// <summary>
+    /// As AesPortable.BurnStack: overwrites the stack below the caller's frame, where the core method
+    /// just ran and a JIT may have spilled temporaries that C# cannot name.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    [SkipLocalsInit]
+    private static void BurnStack()
+    {
+        Span<byte> scratch = stackalloc byte[BurnBytes];
+        CryptographicOperations.ZeroMemory(scratch);
+    }
+}

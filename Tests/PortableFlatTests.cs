@@ -1,0 +1,149 @@
+// The PortableFlat AES (Cryptography/Internal/Aes.PortableFlat.cs) against the portable one on this
+// machine. The backend exists only in the browser (where the browser leg runs every check on it
+// through the public type), so here its primitives and the RFC 8452 composition over it are called
+// directly: AES blocks, CTR32 (across the 32-bit wrap), the RFC vectors with their intermediate
+// values, and encrypt/decrypt end to end with a wrong tag wiping the output. Seeded; seed in messages.
+
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using Cryptography;
+using Cryptography.Internal;
+using NUnit.Framework;
+
+namespace Tests;
+
+[TestFixture]
+public class PortableFlatTests
+{
+    private const int Seed = 8452;
+
+    private static readonly Primitives Flat = Primitives.For(AesGcmSivBackend.PortableFlat);
+    private static readonly Primitives Portable = Primitives.For(AesGcmSivBackend.Portable);
+
+    public static IEnumerable<int> Lengths() => Enumerable.Range(0, 301).Concat([1021, 4099, 8191, 8192, 8193, 65_537]);
+
+    [Test]
+    public void SubWordIsTheSboxOnEveryByteInEveryPosition()
+    {
+        for (uint b = 0; b < 256; b++)
+        {
+            foreach (int shift in new[] { 0, 8, 16, 24 })
+            {
+                uint word = (b << shift) | (0x5Au << ((shift + 8) % 32));
+                Assert.That(AesPortableFlat.SubWord(word), Is.EqualTo(AesPortable.SubWord(word)), $"byte {b:x2} at bit {shift}");
+            }
+        }
+    }
+
+    [TestCase(16)]
+    [TestCase(32)]
+    public void TheKeyScheduleIsPortablesWordForWord(int keyLength)
+    {
+        var random = new Random(Seed + 7);
+        for (int i = 0; i < 50; i++)
+        {
+            byte[] key = Bytes(random, keyLength);
+            AesKeySchedule expected = default, actual = default;
+            for (int j = 0; j < AesKeySchedule.Length; j++)
+            {
+                actual[j] = ulong.MaxValue; // what an earlier, longer key left: must be cleared
+            }
+
+            AesPortable.ExpandKey(key, ref expected);
+            AesPortableFlat.ExpandKey(key, ref actual);
+            Assert.That(((ReadOnlySpan<ulong>)actual).ToArray(), Is.EqualTo(((ReadOnlySpan<ulong>)expected).ToArray()), $"key {Convert.ToHexStringLower(key)}");
+        }
+    }
+
+    [TestCase(16)]
+    [TestCase(32)]
+    public void AesBlocksMatchPortable(int keyLength)
+    {
+        var random = new Random(Seed);
+        for (int blocks = 0; blocks <= 20; blocks++)
+        {
+            byte[] key = Bytes(random, keyLength), input = Bytes(random, blocks * 16);
+            Assert.That(Flat.EncryptBlocks(key, input), Is.EqualTo(Portable.EncryptBlocks(key, input)), $"{blocks} blocks, seed {Seed}");
+        }
+    }
+
+    [TestCase(16)]
+    [TestCase(32)]
+    public void CtrMatchesPortable(int keyLength)
+    {
+        var random = new Random(Seed + keyLength);
+        foreach (int length in Lengths())
+        {
+            byte[] key = Bytes(random, keyLength), counter = Bytes(random, 16), input = Bytes(random, length);
+            if (length % 4 == 0)
+            {
+                counter[0] = 0xF0; counter[1] = 0xFF; counter[2] = 0xFF; counter[3] = 0xFF;
+            }
+
+            Assert.That(Flat.Ctr32(key, counter, input), Is.EqualTo(Portable.Ctr32(key, counter, input)), $"length {length}, seed {Seed + keyLength}");
+        }
+    }
+
+    [TestCaseSource(typeof(Vectors), nameof(Vectors.Rfc8452))]
+    public void RfcVector(AeadVector vector)
+    {
+        byte[] sealedMessage = Seal(vector.Key, vector.Nonce, vector.Plaintext, vector.Aad);
+        Assert.That(Convert.ToHexStringLower(sealedMessage), Is.EqualTo(Convert.ToHexStringLower(vector.Result)));
+        if (vector.RecordEncryptionKey is not null)
+        {
+            (byte[] authentication, byte[] encryption) = Flat.DeriveKeys(vector.Key, vector.Nonce);
+            Assert.That(authentication, Is.EqualTo(vector.RecordAuthenticationKey), "record authentication key");
+            Assert.That(encryption, Is.EqualTo(vector.RecordEncryptionKey), "record encryption key");
+        }
+    }
+
+    [TestCase(16)]
+    [TestCase(32)]
+    public void EncryptAndDecryptMatchPortableEndToEnd(int keyLength)
+    {
+        var random = new Random(Seed * 3 + keyLength);
+        foreach (int length in Lengths())
+        {
+            byte[] key = Bytes(random, keyLength), nonce = Bytes(random, 12), message = Bytes(random, length), aad = Bytes(random, length % 53);
+            using var portable = new AesGcmSiv(key, AesGcmSivBackend.Portable);
+            byte[] expected = EquivalenceTests.Seal(portable, nonce, message, aad);
+            byte[] actual = Seal(key, nonce, message, aad);
+            Assert.That(actual, Is.EqualTo(expected), $"length {length}, seed {Seed * 3 + keyLength}");
+
+            AesKeySchedule schedule = default;
+            AesPortableFlat.ExpandKey(key, ref schedule);
+            byte[] opened = new byte[length];
+            Assert.That(GcmSiv<AesPortableFlat, PolyvalPortable>.Decrypt(in schedule, Primitives.Rounds(key), nonce, actual.AsSpan(0, length), actual.AsSpan(length), opened, aad), Is.True);
+            Assert.That(opened, Is.EqualTo(message), $"decrypt, length {length}");
+
+            actual[^1] ^= 1;
+            opened.AsSpan().Fill(0xAA);
+            Assert.That(GcmSiv<AesPortableFlat, PolyvalPortable>.Decrypt(in schedule, Primitives.Rounds(key), nonce, actual.AsSpan(0, length), actual.AsSpan(length), opened, aad), Is.False, "a changed tag");
+            Assert.That(opened.All(b => b == 0), Is.True, "the output is wiped after a wrong tag");
+        }
+    }
+
+    [Test]
+    public void TheBackendExistsOnlyInTheBrowser()
+    {
+        Assert.That(Backends.IsSupported(AesGcmSivBackend.PortableFlat), Is.EqualTo(OperatingSystem.IsBrowser()));
+        Assert.That(AesGcmSiv.ActiveBackend, Is.Not.EqualTo(AesGcmSivBackend.PortableFlat));
+    }
+
+    private static byte[] Seal(byte[] key, byte[] nonce, byte[] message, byte[] aad)
+    {
+        AesKeySchedule schedule = default;
+        AesPortableFlat.ExpandKey(key, ref schedule);
+        byte[] output = new byte[message.Length + 16];
+        GcmSiv<AesPortableFlat, PolyvalPortable>.Encrypt(in schedule, Primitives.Rounds(key), nonce, message, output.AsSpan(0, message.Length), output.AsSpan(message.Length), aad);
+        return output;
+    }
+
+    private static byte[] Bytes(Random random, int length)
+    {
+        byte[] bytes = new byte[length];
+        random.NextBytes(bytes);
+        return bytes;
+    }
+}
