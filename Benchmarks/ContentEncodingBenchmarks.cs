@@ -20,6 +20,7 @@ using System.Security.Cryptography;
 using BenchmarkDotNet.Attributes;
 using BenchmarkDotNet.Configs;
 using Cryptography;
+using Cryptography.ContentEncoding;
 
 namespace Benchmarks;
 
@@ -69,8 +70,8 @@ public class ContentEncodingBenchmarks
     {
         _ikm = RandomNumberGenerator.GetBytes(16);
         _plaintext = RandomNumberGenerator.GetBytes(Size);
-        _body = new byte[ContentEncoding.GetEncryptedLength(Size, RecordSize)];
-        ContentEncoding.Encrypt(_plaintext, _body, _ikm, Coding, RecordSize, default, Salt);
+        _body = new byte[ContentEncryption.GetEncryptedLength(Size, RecordSize)];
+        ContentEncryption.Encrypt(_plaintext, _body, _ikm, Coding, RecordSize, default, Salt);
         _readBuffer = new byte[1 << 16];
         _sink = new MemoryStream(_body.Length);
 
@@ -100,8 +101,8 @@ public class ContentEncodingBenchmarks
 
         BareAead_Encrypt();
         Buffer.BlockCopy(_output, 0, _records, 0, _records.Length);   // ciphertexts, sealed by the line above
-        byte[] roundTrip = new byte[ContentEncoding.GetMaxDecryptedLength(_body, _body.Length)];
-        if (ContentEncoding.Decrypt(_body, roundTrip, _ikm, Coding) != Size || !roundTrip.AsSpan(0, Size).SequenceEqual(_plaintext))
+        byte[] roundTrip = new byte[ContentEncryption.GetMaxDecryptedLength(_body, _body.Length)];
+        if (ContentEncryption.Decrypt(_body, roundTrip, _ikm, Coding) != Size || !roundTrip.AsSpan(0, Size).SequenceEqual(_plaintext))
         {
             throw new InvalidOperationException("The body did not decode to its content.");
         }
@@ -125,7 +126,7 @@ public class ContentEncodingBenchmarks
     }
 
     [Benchmark, BenchmarkCategory("Encode")]
-    public int Encode_OneShot() => ContentEncoding.Encrypt(_plaintext, _output, _ikm, Coding, RecordSize, default, Salt);
+    public int Encode_OneShot() => ContentEncryption.Encrypt(_plaintext, _output, _ikm, Coding, RecordSize, default, Salt);
 
     [Benchmark, BenchmarkCategory("Encode")]
     public long Encode_Stream()
@@ -166,7 +167,7 @@ public class ContentEncodingBenchmarks
     }
 
     [Benchmark, BenchmarkCategory("Decode")]
-    public int Decode_OneShot() => ContentEncoding.Decrypt(_body, _output, _ikm, Coding);
+    public int Decode_OneShot() => ContentEncryption.Decrypt(_body, _output, _ikm, Coding);
 
     [Benchmark, BenchmarkCategory("Decode")]
     public long Decode_Stream()

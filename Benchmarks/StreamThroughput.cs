@@ -18,6 +18,7 @@ using System.IO;
 using System.Linq;
 using System.Security.Cryptography;
 using Cryptography;
+using Cryptography.ContentEncoding;
 
 namespace Benchmarks;
 
@@ -34,7 +35,7 @@ internal static class StreamThroughput
         string codingName = Value("--coding") ?? "gcmsiv";
         ContentCoding coding = codingName.Equals("gcmsiv", StringComparison.OrdinalIgnoreCase)
             ? ContentCoding.Aes256GcmSiv
-            : ContentEncoding.TryGetCoding(codingName, out ContentCoding named) ? named : throw new ArgumentException($"Unknown coding '{codingName}'.");
+            : ContentEncryption.TryGetCoding(codingName, out ContentCoding named) ? named : throw new ArgumentException($"Unknown coding '{codingName}'.");
         int recordSize = int.Parse(Value("--record-size") ?? "65536", CultureInfo.InvariantCulture);
         long size = long.Parse(Value("--size") ?? (1L << 30).ToString(CultureInfo.InvariantCulture), CultureInfo.InvariantCulture);
         int threads = int.Parse(Value("--threads") ?? "0", CultureInfo.InvariantCulture);
@@ -51,7 +52,7 @@ internal static class StreamThroughput
     {
         byte[] key = RandomNumberGenerator.GetBytes(32);
         byte[] buffer = RandomNumberGenerator.GetBytes(1 << 20);
-        string name = ContentEncoding.GetName(coding);
+        string name = ContentEncryption.GetName(coding);
 
         // The plaintext comes from 64 MiB of memory, cycled, as the ciphertext does for decrypt below:
         // a 1 GiB file's content is in memory, not in the CPU's caches, so neither is the benchmark's.
@@ -78,7 +79,7 @@ internal static class StreamThroughput
         Report("encrypt", name, recordSize, size, stopwatch.Elapsed);
 
         byte[] content = RandomNumberGenerator.GetBytes((int)Math.Min(BodyContentLength, size));
-        byte[] body = ContentEncoding.Encrypt(content, key, coding, recordSize);
+        byte[] body = ContentEncryption.Encrypt(content, key, coding, recordSize);
         stopwatch.Restart();
         long decrypted = 0;
         while (decrypted < size)
@@ -97,7 +98,7 @@ internal static class StreamThroughput
     private static void RunBatches(ContentCoding coding, int recordSize, long size, int threads)
     {
         byte[] key = RandomNumberGenerator.GetBytes(32);
-        string name = ContentEncoding.GetName(coding);
+        string name = ContentEncryption.GetName(coding);
         int records = Math.Max(1, BatchBytes / recordSize);
         using var encryptor = new ContentEncryptor(key, coding, recordSize);
         int batchData = records * encryptor.MaxRecordDataLength;
@@ -116,7 +117,7 @@ internal static class StreamThroughput
         // Decrypt a batch sealed from the start of a body, with a fresh decryptor each time.
         using var first = new ContentEncryptor(key, coding, recordSize);
         first.EncryptRecords(plaintext.AsMemory(0, batchData), sealedBatch, threads);
-        byte[] plaintexts = new byte[records * (recordSize - ContentEncoding.TagSize)];
+        byte[] plaintexts = new byte[records * (recordSize - ContentEncryption.TagSize)];
         int[] lengths = new int[records];
         stopwatch.Restart();
         done = 0;

@@ -20,6 +20,7 @@ using System.IO;
 using System.Linq;
 using System.Security.Cryptography;
 using Cryptography;
+using Cryptography.ContentEncoding;
 
 namespace Fuzz;
 
@@ -41,7 +42,7 @@ public static class DecoderTarget
         int readSize = ReadSizes[(input[0] >> 2) & 7];
         if ((input[0] & 2) == 0)
         {
-            return Check(input[1..], coding, readSize, ContentEncoding.MaxRecordSize, expected: null);
+            return Check(input[1..], coding, readSize, ContentEncryption.MaxRecordSize, expected: null);
         }
 
         (byte[] body, int maxRecordSize, Outcome model) = Build(input.AsSpan(1), coding);
@@ -59,7 +60,7 @@ public static class DecoderTarget
             {
                 foreach (int length in new[] { 0, 1, 20, 100 })
                 {
-                    byte[] body = ContentEncoding.Encrypt(new byte[length].Select((_, i) => (byte)i).ToArray(), Key, coding, recordSize, "k"u8);
+                    byte[] body = ContentEncryption.Encrypt(new byte[length].Select((_, i) => (byte)i).ToArray(), Key, coding, recordSize, "k"u8);
                     seeds.Add([flag, .. body]);
                 }
             }
@@ -100,7 +101,7 @@ public static class DecoderTarget
 
         try
         {
-            outcomes.Add(("array", new Outcome(Kind.Ok, ContentEncoding.Decrypt(body, Key, coding, maxRecordSize), []), []));
+            outcomes.Add(("array", new Outcome(Kind.Ok, ContentEncryption.Decrypt(body, Key, coding, maxRecordSize), []), []));
         }
         catch (ContentEncodingException exception)
         {
@@ -110,7 +111,7 @@ public static class DecoderTarget
         byte[] destination = new byte[body.Length];
         try
         {
-            int length = ContentEncoding.Decrypt(body, destination, Key, coding, maxRecordSize);
+            int length = ContentEncryption.Decrypt(body, destination, Key, coding, maxRecordSize);
             outcomes.Add(("span", new Outcome(Kind.Ok, destination[..length], []), []));
         }
         catch (ContentEncodingException exception)
@@ -200,7 +201,7 @@ public static class DecoderTarget
         }
 
         int limit = Next(ref input);
-        int maxRecordSize = (limit & 0x80) != 0 ? 18 + (limit & 0x7f) * 2 : ContentEncoding.MaxRecordSize;
+        int maxRecordSize = (limit & 0x80) != 0 ? 18 + (limit & 0x7f) * 2 : ContentEncryption.MaxRecordSize;
 
         // The reference key schedule: RFC 8188 sections 2.2 and 2.3, with this coding's labels.
         byte[] prk = HKDF.Extract(HashAlgorithmName.SHA256, Key, Salt);

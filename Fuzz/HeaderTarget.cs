@@ -9,12 +9,13 @@ using System;
 using System.Buffers.Binary;
 using System.Collections.Generic;
 using Cryptography;
+using Cryptography.ContentEncoding;
 
 namespace Fuzz;
 
 public static class HeaderTarget
 {
-    private static readonly int[] Limits = [18, 19, 64, 4096, 1 << 20, ContentEncoding.MaxRecordSize, 17, ContentEncoding.MaxRecordSize + 1];
+    private static readonly int[] Limits = [18, 19, 64, 4096, 1 << 20, ContentEncryption.MaxRecordSize, 17, ContentEncryption.MaxRecordSize + 1];
 
     public static void Run(byte[] input)
     {
@@ -27,7 +28,7 @@ public static class HeaderTarget
         ReadOnlySpan<byte> body = input.AsSpan(1);
 
         // The reference.
-        bool limitValid = limit >= 18 && limit <= ContentEncoding.MaxRecordSize;
+        bool limitValid = limit >= 18 && limit <= ContentEncryption.MaxRecordSize;
         int fixedLength = 21;
         int length = body.Length < fixedLength ? 0 : fixedLength + body[20];
         uint recordSize = body.Length >= 20 ? BinaryPrimitives.ReadUInt32BigEndian(body[16..]) : 0;

@@ -17,6 +17,7 @@ using System.Linq;
 using System.Security.Cryptography;
 using System.Threading;
 using Cryptography;
+using Cryptography.ContentEncoding;
 using Cryptography.Internal;
 using NUnit.Framework;
 

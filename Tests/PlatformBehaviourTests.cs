@@ -10,6 +10,7 @@ using System.Net.Http;
 using System.Runtime.InteropServices;
 using System.Security.Cryptography;
 using Cryptography;
+using Cryptography.WebPush;
 using NUnit.Framework;
 
 namespace Tests;

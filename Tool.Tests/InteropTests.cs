@@ -9,6 +9,7 @@ using System.Diagnostics;
 using System.IO;
 using System.Text;
 using Cryptography;
+using Cryptography.ContentEncoding;
 using NUnit.Framework;
 
 namespace Tool.Tests;
@@ -41,9 +42,9 @@ public class InteropTests : ToolTestBase
         byte[] key = KeyFile(length: 16);
         byte[] content = Write("plain", Content(length));
         AssertSuccess(Run("encrypt", "-k", "key", "-c", "aes128gcm", "-r", "4096", "plain", "sealed"));
-        Assert.That(ContentEncoding.Decrypt(Read("sealed"), key, ContentCoding.Aes128Gcm), Is.EqualTo(content));
+        Assert.That(ContentEncryption.Decrypt(Read("sealed"), key, ContentCoding.Aes128Gcm), Is.EqualTo(content));
 
-        Write("library", ContentEncoding.Encrypt(content, key, ContentCoding.Aes128Gcm, 4096, "k1"u8));
+        Write("library", ContentEncryption.Encrypt(content, key, ContentCoding.Aes128Gcm, 4096, "k1"u8));
         AssertSuccess(Run("decrypt", "-k", "key", "-c", "aes128gcm", "library", "opened"));
         Assert.That(Read("opened"), Is.EqualTo(content));
     }

@@ -6,6 +6,7 @@ using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using Cryptography;
+using Cryptography.ContentEncoding;
 using NUnit.Framework;
 
 namespace Tool.Tests;
@@ -33,7 +34,7 @@ public class RoundTripTests : ToolTestBase
         KeyFile();
         byte[] content = Write("plain", Content(length));
         AssertSuccess(Run("encrypt", "--key", "key", "--coding", coding, "--record-size", SmallRecordSize.ToString(), "plain", "sealed"));
-        Assert.That(new FileInfo(PathOf("sealed")).Length, Is.EqualTo(ContentEncoding.GetEncryptedLength(length, SmallRecordSize)));
+        Assert.That(new FileInfo(PathOf("sealed")).Length, Is.EqualTo(ContentEncryption.GetEncryptedLength(length, SmallRecordSize)));
         AssertSuccess(Run("decrypt", "--key", "key", "--coding", coding, "sealed", "opened"));
         Assert.That(Read("opened"), Is.EqualTo(content));
         Assert.That(Files(), Is.EqualTo(new[] { "key", "opened", "plain", "sealed" }), "a temporary file was left behind");
@@ -60,9 +61,9 @@ public class RoundTripTests : ToolTestBase
         AssertSuccess(Run("encrypt", "-k", "key", "plain", "sealed"));
         byte[] body = Read("sealed");
         ContentEncodingHeader header = ContentEncodingHeader.Parse(body);
-        Assert.That(header.RecordSize, Is.EqualTo(ContentEncoding.DefaultRecordSize));
-        Assert.That(ContentEncoding.Decrypt(body, key, ContentCoding.Aes256GcmSiv), Is.EqualTo(content));
-        Assert.That(() => ContentEncoding.Decrypt(body, key, ContentCoding.Aes128Gcm), Throws.InstanceOf<ContentEncodingCorruptedException>());
+        Assert.That(header.RecordSize, Is.EqualTo(ContentEncryption.DefaultRecordSize));
+        Assert.That(ContentEncryption.Decrypt(body, key, ContentCoding.Aes256GcmSiv), Is.EqualTo(content));
+        Assert.That(() => ContentEncryption.Decrypt(body, key, ContentCoding.Aes128Gcm), Throws.InstanceOf<ContentEncodingCorruptedException>());
     }
 
     [Test]
@@ -163,7 +164,7 @@ public class RoundTripTests : ToolTestBase
         int length = Environment.GetEnvironmentVariable("DOTNET_EnableHWIntrinsic") == "0" ? 16 << 20 : 64 << 20;
         byte[] content = Write("plain", Content(length));
         AssertSuccess(Run("encrypt", "-k", "key", "-c", coding, "-r", recordSize.ToString(), "plain", "sealed"));
-        Assert.That(new FileInfo(PathOf("sealed")).Length, Is.EqualTo(ContentEncoding.GetEncryptedLength(content.Length, recordSize)));
+        Assert.That(new FileInfo(PathOf("sealed")).Length, Is.EqualTo(ContentEncryption.GetEncryptedLength(content.Length, recordSize)));
         ToolResult piped = RunWithInput(Read("sealed"), "decrypt", "-k", "key", "-c", coding);
         AssertSuccess(piped);
         Assert.That(piped.Stdout.AsSpan().SequenceEqual(content), Is.True, "the content differs");
@@ -175,7 +176,7 @@ public class RoundTripTests : ToolTestBase
         KeyFile();
         ToolResult encrypted = RunWithInput([], "encrypt", "-k", "key");
         AssertSuccess(encrypted);
-        Assert.That(encrypted.Stdout, Has.Length.EqualTo(ContentEncoding.GetEncryptedLength(0)));
+        Assert.That(encrypted.Stdout, Has.Length.EqualTo(ContentEncryption.GetEncryptedLength(0)));
         ToolResult decrypted = RunWithInput(encrypted.Stdout, "decrypt", "-k", "key");
         AssertSuccess(decrypted);
         Assert.That(decrypted.Stdout, Is.Empty);

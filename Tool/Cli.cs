@@ -9,6 +9,7 @@ using System.CommandLine.Help;
 using System.CommandLine.Invocation;
 using System.IO;
 using System.Linq;
+using Cryptography.ContentEncoding;
 
 namespace Cryptography.Tool;
 
@@ -79,11 +80,11 @@ internal static class Cli
     {
         var recordSize = new Option<int>("--record-size", "-r")
         {
-            Description = FormattableString.Invariant($"The record size in bytes, tag included: {ContentEncoding.MinRecordSize} to {ContentEncoding.MaxRecordSize}. Larger records cost less per byte; a decoder holds one whole record in memory."),
-            DefaultValueFactory = _ => ContentEncoding.DefaultRecordSize,
+            Description = FormattableString.Invariant($"The record size in bytes, tag included: {ContentEncryption.MinRecordSize} to {ContentEncryption.MaxRecordSize}. Larger records cost less per byte; a decoder holds one whole record in memory."),
+            DefaultValueFactory = _ => ContentEncryption.DefaultRecordSize,
             HelpName = "N",
         };
-        InRange(recordSize, ContentEncoding.MinRecordSize, ContentEncoding.MaxRecordSize);
+        InRange(recordSize, ContentEncryption.MinRecordSize, ContentEncryption.MaxRecordSize);
         var keyId = new Option<string>("--key-id") { Description = "A key id to put in the header, in the clear (UTF-8, at most 255 bytes), so that a receiver can pick the key. Not secret.", HelpName = "ID" };
         keyId.Validators.Add(result =>
         {
@@ -139,13 +140,13 @@ internal static class Cli
         Description = "The record coding: gcmsiv (AES-256-GCM-SIV records, misuse-resistant; also 'aes256gcmsiv') or aes128gcm (RFC 8188, interoperable).",
         DefaultValueFactory = _ => ContentCoding.Aes256GcmSiv,
         HelpName = "gcmsiv|aes128gcm",
-        CompletionSources = { { GcmSivShortName, ContentEncoding.Aes256GcmSivName, ContentEncoding.Aes128GcmName } },
+        CompletionSources = { { GcmSivShortName, ContentEncryption.Aes256GcmSivName, ContentEncryption.Aes128GcmName } },
         CustomParser = result =>
         {
             // The HTTP names the library knows, or "gcmsiv"; anything else is not a coding (never silently one of them).
             string name = result.Tokens[^1].Value;
-            string httpName = string.Equals(name, GcmSivShortName, StringComparison.OrdinalIgnoreCase) ? ContentEncoding.Aes256GcmSivName : name;
-            if (ContentEncoding.TryGetCoding(httpName, out ContentCoding parsed))
+            string httpName = string.Equals(name, GcmSivShortName, StringComparison.OrdinalIgnoreCase) ? ContentEncryption.Aes256GcmSivName : name;
+            if (ContentEncryption.TryGetCoding(httpName, out ContentCoding parsed))
             {
                 return parsed;
             }

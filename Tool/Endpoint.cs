@@ -6,6 +6,7 @@
 using System;
 using System.IO;
 using System.Threading;
+using Cryptography.ContentEncoding;
 
 namespace Cryptography.Tool;
 

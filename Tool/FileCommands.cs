@@ -8,6 +8,7 @@ using System.Globalization;
 using System.IO;
 using System.Security.Cryptography;
 using System.Threading;
+using Cryptography.ContentEncoding;
 using Spectre.Console;
 
 namespace Cryptography.Tool;

@@ -1,11 +1,12 @@
 // The record layer (RFC 8188 framing) with the aes256gcmsiv coding, in the browser, through its
-// one-shot public calls only: ContentEncoding.Encrypt and Decrypt. Kept in this one file on
+// one-shot public calls only: ContentEncryption.Encrypt and Decrypt. Kept in this one file on
 // purpose: Cryptography/ContentEncoding/ is being rewritten elsewhere (its namespace may become
 // Cryptography.ContentEncoding); only this file follows such a change.
 
 using System;
 using System.Security.Cryptography;
 using Cryptography;
+using Cryptography.ContentEncoding;
 
 namespace BrowserHost;
 
@@ -25,21 +26,21 @@ public static class RecordLayerChecks
             {
                 var random = new Random(length);
                 byte[] content = BrowserChecks.Bytes(random, length);
-                byte[] body = ContentEncoding.Encrypt(content, ikm, ContentCoding.Aes256GcmSiv, recordSize);
-                CheckRun.True(body.Length == ContentEncoding.GetEncryptedLength(length, recordSize), "body length");
-                CheckRun.Equal(content, ContentEncoding.Decrypt(body, ikm, ContentCoding.Aes256GcmSiv), "decrypted content");
+                byte[] body = ContentEncryption.Encrypt(content, ikm, ContentCoding.Aes256GcmSiv, recordSize);
+                CheckRun.True(body.Length == ContentEncryption.GetEncryptedLength(length, recordSize), "body length");
+                CheckRun.Equal(content, ContentEncryption.Decrypt(body, ikm, ContentCoding.Aes256GcmSiv), "decrypted content");
             });
             run.Check($"aes256gcmsiv: {length} bytes in records of {recordSize}, a changed last byte is rejected", () =>
             {
                 byte[] content = BrowserChecks.Bytes(new Random(length), length);
-                byte[] body = ContentEncoding.Encrypt(content, ikm, ContentCoding.Aes256GcmSiv, recordSize);
+                byte[] body = ContentEncryption.Encrypt(content, ikm, ContentCoding.Aes256GcmSiv, recordSize);
                 body[^1] ^= 1;
-                CheckRun.Throws<CryptographicException>(() => ContentEncoding.Decrypt(body, ikm, ContentCoding.Aes256GcmSiv), "decrypt");
+                CheckRun.Throws<CryptographicException>(() => ContentEncryption.Decrypt(body, ikm, ContentCoding.Aes256GcmSiv), "decrypt");
                 ikm[0] ^= 1;
                 body[^1] ^= 1;
                 try
                 {
-                    CheckRun.Throws<CryptographicException>(() => ContentEncoding.Decrypt(body, ikm, ContentCoding.Aes256GcmSiv), "decrypt with another key");
+                    CheckRun.Throws<CryptographicException>(() => ContentEncryption.Decrypt(body, ikm, ContentCoding.Aes256GcmSiv), "decrypt with another key");
                 }
                 finally
                 {

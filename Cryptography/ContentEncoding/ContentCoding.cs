@@ -9,7 +9,7 @@
 using System;
 using Cryptography.Internal;
 
-namespace Cryptography;
+namespace Cryptography.ContentEncoding;
 
 /// <summary>An encrypted content coding: how the records of an RFC 8188 body are sealed.</summary>
 public enum ContentCoding
@@ -42,8 +42,8 @@ internal sealed class ContentCodingInfo
     // of its own so that the same IKM and salt never yield the same key or nonce base under both.
     private static readonly ContentCodingInfo[] Table =
     [
-        new(ContentCoding.Aes128Gcm, ContentEncoding.Aes128GcmName, RecordAead.AesGcm, 16, "Content-Encoding: aes128gcm\0"u8.ToArray(), "Content-Encoding: nonce\0"u8.ToArray()),
-        new(ContentCoding.Aes256GcmSiv, ContentEncoding.Aes256GcmSivName, RecordAead.AesGcmSiv, 32, "Content-Encoding: aes256gcmsiv\0"u8.ToArray(), "Content-Encoding: aes256gcmsiv nonce\0"u8.ToArray()),
+        new(ContentCoding.Aes128Gcm, ContentEncryption.Aes128GcmName, RecordAead.AesGcm, 16, "Content-Encoding: aes128gcm\0"u8.ToArray(), "Content-Encoding: nonce\0"u8.ToArray()),
+        new(ContentCoding.Aes256GcmSiv, ContentEncryption.Aes256GcmSivName, RecordAead.AesGcmSiv, 32, "Content-Encoding: aes256gcmsiv\0"u8.ToArray(), "Content-Encoding: aes256gcmsiv nonce\0"u8.ToArray()),
     ];
 
     private readonly byte[] _keyInfo;

@@ -11,7 +11,7 @@ using System.Net.Http;
 using System.Threading;
 using System.Threading.Tasks;
 
-namespace Cryptography;
+namespace Cryptography.ContentEncoding;
 
 /// <summary>
 /// A <see cref="DelegatingHandler"/> that decodes responses whose outermost <c>Content-Encoding</c> is
@@ -52,17 +52,17 @@ public sealed class ContentDecryptingHandler : DelegatingHandler
         _keyProvider = keyProvider;
     }
 
-    /// <summary>Gets or sets the largest record size a response may declare: <see cref="ContentEncoding.MaxRecordSize"/> (16 MiB) by default.</summary>
-    /// <exception cref="ArgumentOutOfRangeException">The value is below 18 or above <see cref="ContentEncoding.MaxRecordSize"/>.</exception>
+    /// <summary>Gets or sets the largest record size a response may declare: <see cref="ContentEncryption.MaxRecordSize"/> (16 MiB) by default.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is below 18 or above <see cref="ContentEncryption.MaxRecordSize"/>.</exception>
     public int MaxRecordSize
     {
         get;
         set
         {
-            ContentEncoding.ValidateRecordSize(value, nameof(value));
+            ContentEncryption.ValidateRecordSize(value, nameof(value));
             field = value;
         }
-    } = ContentEncoding.MaxRecordSize;
+    } = ContentEncryption.MaxRecordSize;
 
     /// <summary>
     /// Gets or sets whether every response that can carry content must be encrypted: <see langword="false"/>
@@ -102,7 +102,7 @@ public sealed class ContentDecryptingHandler : DelegatingHandler
     {
         HttpContent? content = response.Content;
         string? outermost = content?.Headers.ContentEncoding.LastOrDefault();
-        if (content is null || !ContentEncoding.TryGetCoding(outermost, out ContentCoding coding))
+        if (content is null || !ContentEncryption.TryGetCoding(outermost, out ContentCoding coding))
         {
             if (RequireEncryption && CanHaveContent(response))
             {

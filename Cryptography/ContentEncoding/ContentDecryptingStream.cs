@@ -17,7 +17,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using Cryptography.Internal;
 
-namespace Cryptography;
+namespace Cryptography.ContentEncoding;
 
 /// <summary>
 /// A read-only stream that verifies and decrypts an encrypted body (RFC 8188 <c>aes128gcm</c>, or this
@@ -85,7 +85,7 @@ public sealed class ContentDecryptingStream : Stream
     /// <exception cref="ArgumentNullException"><paramref name="source"/> is <see langword="null"/>.</exception>
     /// <exception cref="ArgumentException"><paramref name="source"/> is not readable, or the keying material is empty.</exception>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="coding"/> or <paramref name="maxRecordSize"/> is out of range.</exception>
-    public ContentDecryptingStream(Stream source, ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm, bool leaveOpen = false, int maxRecordSize = ContentEncoding.MaxRecordSize)
+    public ContentDecryptingStream(Stream source, ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm, bool leaveOpen = false, int maxRecordSize = ContentEncryption.MaxRecordSize)
         : this(source, coding, leaveOpen, maxRecordSize)
     {
         if (inputKeyingMaterial.IsEmpty)
@@ -106,7 +106,7 @@ public sealed class ContentDecryptingStream : Stream
     /// <exception cref="ArgumentNullException"><paramref name="source"/> or <paramref name="keyProvider"/> is <see langword="null"/>.</exception>
     /// <exception cref="ArgumentException"><paramref name="source"/> is not readable.</exception>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="coding"/> or <paramref name="maxRecordSize"/> is out of range.</exception>
-    public ContentDecryptingStream(Stream source, ContentKeyProvider keyProvider, ContentCoding coding = ContentCoding.Aes128Gcm, bool leaveOpen = false, int maxRecordSize = ContentEncoding.MaxRecordSize)
+    public ContentDecryptingStream(Stream source, ContentKeyProvider keyProvider, ContentCoding coding = ContentCoding.Aes128Gcm, bool leaveOpen = false, int maxRecordSize = ContentEncryption.MaxRecordSize)
         : this(source, coding, leaveOpen, maxRecordSize)
     {
         ArgumentNullException.ThrowIfNull(keyProvider);
@@ -122,7 +122,7 @@ public sealed class ContentDecryptingStream : Stream
         }
 
         ContentCodingInfo.Validate(coding, nameof(coding));
-        ContentEncoding.ValidateRecordSize(maxRecordSize, nameof(maxRecordSize));
+        ContentEncryption.ValidateRecordSize(maxRecordSize, nameof(maxRecordSize));
         _source = source;
         _coding = coding;
         _leaveOpen = leaveOpen;
@@ -502,7 +502,7 @@ public sealed class ContentDecryptingStream : Stream
     private bool PipelineIsDue() =>
         _decryptor is { } decryptor && _recordReceived == 0 && !_probePending && !_endOfBody && _plaintextEnd == _plaintextStart
         && RecordPipeline.Applies(_maxDegreeOfParallelism, decryptor.Header.RecordSize)
-        && decryptor.RecordCount * (decryptor.Header.RecordSize - ContentEncoding.TagSize) >= RecordPipeline.StartBytes;
+        && decryptor.RecordCount * (decryptor.Header.RecordSize - ContentEncryption.TagSize) >= RecordPipeline.StartBytes;
 
     private void StartPipeline(bool async)
     {
@@ -701,7 +701,7 @@ public sealed class ContentDecryptingStream : Stream
     {
         ContentEncodingHeader parsed = ContentEncodingHeader.Parse(_header.AsSpan(0, _headerReceived), _maxRecordSize);
         _decryptor = _keyProvider is not null
-            ? ContentEncoding.CreateDecryptor(_keyProvider, parsed, _coding)
+            ? ContentEncryption.CreateDecryptor(_keyProvider, parsed, _coding)
             : new ContentDecryptor(parsed, _inputKeyingMaterial, _coding);
         _header = null;
         if (_inputKeyingMaterial is not null)
@@ -729,7 +729,7 @@ public sealed class ContentDecryptingStream : Stream
         }
 
         ReadOnlySpan<byte> record = _record.AsSpan(0, received);
-        bool direct = buffer.Length >= received - ContentEncoding.TagSize;
+        bool direct = buffer.Length >= received - ContentEncryption.TagSize;
 
         // On failure DecryptRecord zeroes what it wrote, so the caller's buffer holds nothing of the record.
         int length = direct

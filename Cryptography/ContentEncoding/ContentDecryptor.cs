@@ -11,7 +11,7 @@ using System.Globalization;
 using System.Security.Cryptography;
 using Cryptography.Internal;
 
-namespace Cryptography;
+namespace Cryptography.ContentEncoding;
 
 /// <summary>Opens the records of an encrypted body (RFC 8188 framing) one at a time.</summary>
 /// <remarks>
@@ -79,12 +79,12 @@ public sealed class ContentDecryptor : IDisposable
             throw DataAfterLastRecord();
         }
 
-        if (record.Length < 1 + ContentEncoding.TagSize)
+        if (record.Length < 1 + ContentEncryption.TagSize)
         {
             throw new ContentEncodingCorruptedException(Format(ContentEncodingMessages.RecordTooShort, index, record.Length), index);
         }
 
-        int plaintextLength = record.Length - ContentEncoding.TagSize;
+        int plaintextLength = record.Length - ContentEncryption.TagSize;
         if (destination.Length < plaintextLength)
         {
             throw new ArgumentException(Format(ContentEncodingMessages.DestinationTooShort, plaintextLength), nameof(destination));
@@ -153,7 +153,7 @@ public sealed class ContentDecryptor : IDisposable
         }
 
         int count = records.Length / recordSize;
-        int stride = recordSize - ContentEncoding.TagSize;
+        int stride = recordSize - ContentEncryption.TagSize;
         long needed = (long)count * stride;
         if (destination.Length < needed)
         {
@@ -322,7 +322,7 @@ public sealed class ContentDecryptor : IDisposable
     /// <see cref="RecordOutcome.Opened"/>, the plaintext has been zeroed.</summary>
     private static OpenedRecord Open(RecordCipher cipher, long index, ReadOnlySpan<byte> record, Span<byte> plaintext)
     {
-        int length = record.Length - ContentEncoding.TagSize;
+        int length = record.Length - ContentEncryption.TagSize;
         plaintext = plaintext[..length];
         if (!cipher.TryOpen(index, record[..length], record[length..], plaintext))
         {

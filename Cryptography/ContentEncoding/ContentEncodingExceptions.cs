@@ -5,7 +5,7 @@
 using System;
 using System.Security.Cryptography;
 
-namespace Cryptography;
+namespace Cryptography.ContentEncoding;
 
 /// <summary>An encrypted body (RFC 8188 framing) could not be decoded.</summary>
 /// <remarks>Messages name sizes and record numbers only, never key material or content.</remarks>

@@ -6,27 +6,27 @@ using System.Buffers.Binary;
 using System.Globalization;
 using Cryptography.Internal;
 
-namespace Cryptography;
+namespace Cryptography.ContentEncoding;
 
 /// <summary>The header of an encrypted body (RFC 8188 section 2.1): salt, record size and key id.</summary>
 /// <remarks>The header is sent in the clear: none of its fields is secret.</remarks>
 public sealed class ContentEncodingHeader
 {
     /// <summary>The length of the header without its key id: salt (16), record size (4) and key id length (1).</summary>
-    public const int FixedLength = ContentEncoding.SaltSize + 4 + 1;
+    public const int FixedLength = ContentEncryption.SaltSize + 4 + 1;
 
     private readonly byte[] _salt;
     private readonly byte[] _keyId;
 
     /// <summary>Creates a header.</summary>
     /// <param name="salt">The 16-byte salt.</param>
-    /// <param name="recordSize">The record size, from <see cref="ContentEncoding.MinRecordSize"/> to <see cref="ContentEncoding.MaxRecordSize"/>.</param>
+    /// <param name="recordSize">The record size, from <see cref="ContentEncryption.MinRecordSize"/> to <see cref="ContentEncryption.MaxRecordSize"/>.</param>
     /// <param name="keyId">The key id, at most 255 bytes; may be empty.</param>
     /// <exception cref="ArgumentException"><paramref name="salt"/> is not 16 bytes, or <paramref name="keyId"/> is longer than 255 bytes.</exception>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="recordSize"/> is out of range.</exception>
     public ContentEncodingHeader(ReadOnlySpan<byte> salt, int recordSize, ReadOnlySpan<byte> keyId)
     {
-        if (salt.Length != ContentEncoding.SaltSize)
+        if (salt.Length != ContentEncryption.SaltSize)
         {
             throw new ArgumentException(ContentEncodingMessages.SaltSize, nameof(salt));
         }
@@ -36,7 +36,7 @@ public sealed class ContentEncodingHeader
             throw new ArgumentException(ContentEncodingMessages.KeyIdTooLong, nameof(keyId));
         }
 
-        ContentEncoding.ValidateRecordSize(recordSize, nameof(recordSize));
+        ContentEncryption.ValidateRecordSize(recordSize, nameof(recordSize));
         _salt = salt.ToArray();
         _keyId = keyId.ToArray();
         RecordSize = recordSize;
@@ -66,8 +66,8 @@ public sealed class ContentEncodingHeader
         }
 
         _salt.CopyTo(destination);
-        BinaryPrimitives.WriteUInt32BigEndian(destination[ContentEncoding.SaltSize..], (uint)RecordSize);
-        destination[ContentEncoding.SaltSize + 4] = (byte)_keyId.Length;
+        BinaryPrimitives.WriteUInt32BigEndian(destination[ContentEncryption.SaltSize..], (uint)RecordSize);
+        destination[ContentEncryption.SaltSize + 4] = (byte)_keyId.Length;
         _keyId.CopyTo(destination[FixedLength..]);
         return Length;
     }
@@ -85,22 +85,22 @@ public sealed class ContentEncodingHeader
     /// <summary>Parses the header at the start of an encrypted body.</summary>
     /// <param name="body">The body, or at least its header.</param>
     /// <param name="maxRecordSize">The largest record size to accept (a decoder allocates one record);
-    /// at most <see cref="ContentEncoding.MaxRecordSize"/>.</param>
+    /// at most <see cref="ContentEncryption.MaxRecordSize"/>.</param>
     /// <returns>The header; its <see cref="Length"/> says where the first record starts.</returns>
     /// <exception cref="ContentEncodingHeaderException">The body is shorter than its header, or the
     /// record size is below 18 or above <paramref name="maxRecordSize"/>.</exception>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxRecordSize"/> is out of range.</exception>
-    public static ContentEncodingHeader Parse(ReadOnlySpan<byte> body, int maxRecordSize = ContentEncoding.MaxRecordSize)
+    public static ContentEncodingHeader Parse(ReadOnlySpan<byte> body, int maxRecordSize = ContentEncryption.MaxRecordSize)
     {
-        ContentEncoding.ValidateRecordSize(maxRecordSize, nameof(maxRecordSize));
+        ContentEncryption.ValidateRecordSize(maxRecordSize, nameof(maxRecordSize));
         if (!TryGetLength(body, out int length) || body.Length < length)
         {
             int needed = Math.Max(length, FixedLength);
             throw new ContentEncodingHeaderException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.ShortHeader, body.Length, needed));
         }
 
-        uint recordSize = BinaryPrimitives.ReadUInt32BigEndian(body[ContentEncoding.SaltSize..]);
-        if (recordSize < ContentEncoding.MinRecordSize)
+        uint recordSize = BinaryPrimitives.ReadUInt32BigEndian(body[ContentEncryption.SaltSize..]);
+        if (recordSize < ContentEncryption.MinRecordSize)
         {
             throw new ContentEncodingHeaderException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.HeaderRecordSizeTooSmall, recordSize));
         }
@@ -110,6 +110,6 @@ public sealed class ContentEncodingHeader
             throw new ContentEncodingHeaderException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.HeaderRecordSizeTooLarge, recordSize, maxRecordSize));
         }
 
-        return new ContentEncodingHeader(body[..ContentEncoding.SaltSize], (int)recordSize, body[FixedLength..length]);
+        return new ContentEncodingHeader(body[..ContentEncryption.SaltSize], (int)recordSize, body[FixedLength..length]);
     }
 }

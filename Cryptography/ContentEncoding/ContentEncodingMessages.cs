@@ -1,6 +1,8 @@
 // Every message the content-encoding layer raises, in one place. None of them includes key
 // material, plaintext or ciphertext: only sizes, record numbers and what was expected.
 
+using Cryptography.ContentEncoding;
+
 namespace Cryptography.Internal;
 
 internal static class ContentEncodingMessages

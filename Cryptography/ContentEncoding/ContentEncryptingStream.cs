@@ -14,7 +14,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using Cryptography.Internal;
 
-namespace Cryptography;
+namespace Cryptography.ContentEncoding;
 
 /// <summary>
 /// A write-only stream that encrypts what is written to it into an encrypted body (RFC 8188
@@ -65,14 +65,14 @@ public sealed class ContentEncryptingStream : Stream
     /// <param name="destination">The stream that receives the body.</param>
     /// <param name="inputKeyingMaterial">The shared secret (IKM); not empty. It is not kept: the keys are derived at once.</param>
     /// <param name="coding">The coding.</param>
-    /// <param name="recordSize">The record size, from <see cref="ContentEncoding.MinRecordSize"/> to <see cref="ContentEncoding.MaxRecordSize"/>.</param>
+    /// <param name="recordSize">The record size, from <see cref="ContentEncryption.MinRecordSize"/> to <see cref="ContentEncryption.MaxRecordSize"/>.</param>
     /// <param name="keyId">The key id to put in the header (at most 255 bytes); may be empty.</param>
     /// <param name="salt">The 16-byte salt, or empty for a fresh random one. Never reuse a salt with the same keying material.</param>
     /// <param name="leaveOpen">Whether to leave <paramref name="destination"/> open when this stream is disposed.</param>
     /// <exception cref="ArgumentNullException"><paramref name="destination"/> is <see langword="null"/>.</exception>
     /// <exception cref="ArgumentException"><paramref name="destination"/> is not writable, the keying material is empty, or the salt or key id has a wrong length.</exception>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="recordSize"/> or <paramref name="coding"/> is out of range.</exception>
-    public ContentEncryptingStream(Stream destination, ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm, int recordSize = ContentEncoding.DefaultRecordSize, ReadOnlySpan<byte> keyId = default, ReadOnlySpan<byte> salt = default, bool leaveOpen = false)
+    public ContentEncryptingStream(Stream destination, ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm, int recordSize = ContentEncryption.DefaultRecordSize, ReadOnlySpan<byte> keyId = default, ReadOnlySpan<byte> salt = default, bool leaveOpen = false)
     {
         ArgumentNullException.ThrowIfNull(destination);
         if (!destination.CanWrite)

@@ -9,7 +9,7 @@ using System.Globalization;
 using System.Security.Cryptography;
 using Cryptography.Internal;
 
-namespace Cryptography;
+namespace Cryptography.ContentEncoding;
 
 /// <summary>Seals the records of an encrypted body (RFC 8188 framing) one at a time.</summary>
 /// <remarks>
@@ -25,16 +25,16 @@ public sealed class ContentEncryptor : IDisposable
     /// <summary>Derives the keys for a new body.</summary>
     /// <param name="inputKeyingMaterial">The shared secret (IKM) both sides know; not empty. 16 or 32 random bytes are typical.</param>
     /// <param name="coding">The coding: <see cref="ContentCoding.Aes128Gcm"/> (RFC 8188) or <see cref="ContentCoding.Aes256GcmSiv"/>.</param>
-    /// <param name="recordSize">The record size, from <see cref="ContentEncoding.MinRecordSize"/> to <see cref="ContentEncoding.MaxRecordSize"/>.</param>
+    /// <param name="recordSize">The record size, from <see cref="ContentEncryption.MinRecordSize"/> to <see cref="ContentEncryption.MaxRecordSize"/>.</param>
     /// <param name="keyId">The key id to put in the header (at most 255 bytes), so the receiver can pick the key; may be empty.</param>
     /// <param name="salt">The 16-byte salt, or empty for a fresh random one. Never reuse a salt with the
     /// same keying material: under <see cref="ContentCoding.Aes128Gcm"/> that repeats keys and nonces.</param>
     /// <exception cref="ArgumentException">The keying material is empty, the salt is not 0 or 16 bytes, or the key id is too long.</exception>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="recordSize"/> or <paramref name="coding"/> is out of range.</exception>
-    public ContentEncryptor(ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm, int recordSize = ContentEncoding.DefaultRecordSize, ReadOnlySpan<byte> keyId = default, ReadOnlySpan<byte> salt = default)
+    public ContentEncryptor(ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm, int recordSize = ContentEncryption.DefaultRecordSize, ReadOnlySpan<byte> keyId = default, ReadOnlySpan<byte> salt = default)
     {
         ContentCodingInfo.Validate(coding, nameof(coding));
-        Span<byte> freshSalt = stackalloc byte[ContentEncoding.SaltSize];
+        Span<byte> freshSalt = stackalloc byte[ContentEncryption.SaltSize];
         if (salt.IsEmpty)
         {
             RandomNumberGenerator.Fill(freshSalt);
@@ -55,7 +55,7 @@ public sealed class ContentEncryptor : IDisposable
     public int RecordSize => Header.RecordSize;
 
     /// <summary>Gets the most data one record carries: the record size less the delimiter and the 16-byte tag.</summary>
-    public int MaxRecordDataLength => Header.RecordSize - 1 - ContentEncoding.TagSize;
+    public int MaxRecordDataLength => Header.RecordSize - 1 - ContentEncryption.TagSize;
 
     /// <summary>Gets the number of records sealed so far, which is the next record's sequence number.</summary>
     public long RecordCount { get; private set; }
@@ -84,7 +84,7 @@ public sealed class ContentEncryptor : IDisposable
             throw new InvalidOperationException(ContentEncodingMessages.EncryptorComplete);
         }
 
-        long recordLength = (long)data.Length + 1 + paddingLength + ContentEncoding.TagSize;
+        long recordLength = (long)data.Length + 1 + paddingLength + ContentEncryption.TagSize;
         if (isLastRecord ? recordLength > RecordSize : recordLength != RecordSize)
         {
             string format = isLastRecord ? ContentEncodingMessages.LastRecordLength : ContentEncodingMessages.RecordLength;
@@ -104,11 +104,11 @@ public sealed class ContentEncryptor : IDisposable
 
         // AES-GCM takes its plaintext in one piece, so data, delimiter and padding are assembled in
         // the destination and sealed in place.
-        Span<byte> plaintext = destination[..(length - ContentEncoding.TagSize)];
+        Span<byte> plaintext = destination[..(length - ContentEncryption.TagSize)];
         data.CopyTo(plaintext);
         plaintext[data.Length] = isLastRecord ? (byte)2 : (byte)1;
         plaintext[(data.Length + 1)..].Clear();
-        _cipher.Seal(RecordCount, plaintext, plaintext, destination.Slice(plaintext.Length, ContentEncoding.TagSize));
+        _cipher.Seal(RecordCount, plaintext, plaintext, destination.Slice(plaintext.Length, ContentEncryption.TagSize));
         RecordCount++;
         IsComplete = isLastRecord;
         return length;

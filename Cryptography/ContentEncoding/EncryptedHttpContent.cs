@@ -11,7 +11,7 @@ using System.Security.Cryptography;
 using System.Threading;
 using System.Threading.Tasks;
 
-namespace Cryptography;
+namespace Cryptography.ContentEncoding;
 
 /// <summary>
 /// An <see cref="HttpContent"/> that sends another content encrypted with an encrypted content coding
@@ -41,7 +41,7 @@ public sealed class EncryptedHttpContent : HttpContent
     /// <exception cref="ArgumentNullException"><paramref name="content"/> is <see langword="null"/>.</exception>
     /// <exception cref="ArgumentException">The keying material is empty or the key id is longer than 255 bytes.</exception>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="recordSize"/> or <paramref name="coding"/> is out of range.</exception>
-    public EncryptedHttpContent(HttpContent content, ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm, int recordSize = ContentEncoding.DefaultRecordSize, ReadOnlySpan<byte> keyId = default)
+    public EncryptedHttpContent(HttpContent content, ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm, int recordSize = ContentEncryption.DefaultRecordSize, ReadOnlySpan<byte> keyId = default)
     {
         ArgumentNullException.ThrowIfNull(content);
 
@@ -65,7 +65,7 @@ public sealed class EncryptedHttpContent : HttpContent
             }
         }
 
-        Headers.ContentEncoding.Add(ContentEncoding.GetName(coding));
+        Headers.ContentEncoding.Add(ContentEncryption.GetName(coding));
     }
 
     /// <summary>Gets the coding the content is sent with.</summary>
@@ -133,7 +133,7 @@ public sealed class EncryptedHttpContent : HttpContent
     protected override bool TryComputeLength(out long length)
     {
         if (_content.Headers.ContentLength is long plaintextLength
-            && ContentEncoding.TryGetEncryptedLength(plaintextLength, _recordSize, _keyId.Length, out length))
+            && ContentEncryption.TryGetEncryptedLength(plaintextLength, _recordSize, _keyId.Length, out length))
         {
             return true;
         }

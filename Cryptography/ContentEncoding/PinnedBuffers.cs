@@ -9,6 +9,7 @@ using System.Collections.Concurrent;
 using System.Numerics;
 using System.Security.Cryptography;
 using System.Threading;
+using Cryptography.ContentEncoding;
 
 namespace Cryptography.Internal;
 

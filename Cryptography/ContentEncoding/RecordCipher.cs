@@ -11,6 +11,7 @@ using System.Buffers.Binary;
 using System.Runtime.InteropServices;
 using System.Security.Cryptography;
 using System.Threading;
+using Cryptography.ContentEncoding;
 
 namespace Cryptography.Internal;
 
@@ -118,7 +119,7 @@ internal abstract class RecordCipher : IDisposable
 
         public AesGcmRecordCipher(ReadOnlySpan<byte> key)
         {
-            _aead = new AesGcm(key, ContentEncoding.TagSize);
+            _aead = new AesGcm(key, ContentEncryption.TagSize);
             _key = GC.AllocateArray<byte>(key.Length, pinned: true);
             key.CopyTo(_key);
         }

@@ -27,6 +27,7 @@ using System.Security.Cryptography;
 using System.Threading;
 using System.Threading.Channels;
 using System.Threading.Tasks;
+using Cryptography.ContentEncoding;
 
 namespace Cryptography.Internal;
 
@@ -296,7 +297,7 @@ internal sealed class OpeningPipeline : IDisposable
         int records = RecordPipeline.RecordsPerBatch(recordSize);
         for (int i = 0; i < _batches.Length; i++)
         {
-            _batches[i] = new Batch(records * recordSize, records * (recordSize - ContentEncoding.TagSize), records);
+            _batches[i] = new Batch(records * recordSize, records * (recordSize - ContentEncryption.TagSize), records);
             _free.Writer.TryWrite(_batches[i]);
         }
 
@@ -561,7 +562,7 @@ internal sealed class OpeningPipeline : IDisposable
     // if a record fails; the data of the records before it stays in the batch, ready to be handed out.
     private ContentEncodingException? Open(Batch batch, int recordSize)
     {
-        int stride = recordSize - ContentEncoding.TagSize;
+        int stride = recordSize - ContentEncryption.TagSize;
         int count = batch.Received / recordSize;
         int rest = batch.Received - (count * recordSize);
         long first = _decryptor.RecordCount;

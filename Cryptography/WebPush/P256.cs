@@ -11,6 +11,7 @@
 using System;
 using System.Numerics;
 using System.Security.Cryptography;
+using Cryptography.WebPush;
 
 namespace Cryptography.Internal;
 

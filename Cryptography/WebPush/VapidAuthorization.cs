@@ -14,7 +14,7 @@ using System.Text;
 using System.Text.Json;
 using Cryptography.Internal;
 
-namespace Cryptography;
+namespace Cryptography.WebPush;
 
 /// <summary>
 /// Builds the <c>Authorization: vapid t=..., k=...</c> header of RFC 8292, which identifies the

@@ -13,9 +13,10 @@ using System.Net.Http.Headers;
 using System.Security.Cryptography;
 using System.Threading;
 using System.Threading.Tasks;
+using Cryptography.ContentEncoding;
 using Cryptography.Internal;
 
-namespace Cryptography;
+namespace Cryptography.WebPush;
 
 /// <summary>How urgently a push service should deliver a message (RFC 8030 section 5.3), sent as the <c>Urgency</c> header.</summary>
 public enum WebPushUrgency
@@ -76,7 +77,7 @@ public sealed class WebPushContent : HttpContent
         _body = WebPushEncryption.Encrypt(plaintext, subscription, paddingLength);
         TimeToLive = TimeSpan.FromSeconds(Math.Floor(timeToLive.TotalSeconds));
         Headers.ContentType = new MediaTypeHeaderValue("application/octet-stream");
-        Headers.ContentEncoding.Add(ContentEncoding.Aes128GcmName);
+        Headers.ContentEncoding.Add(ContentEncryption.Aes128GcmName);
         Headers.ContentLength = _body.Length;
         Headers.TryAddWithoutValidation("TTL", ((long)TimeToLive.TotalSeconds).ToString(CultureInfo.InvariantCulture));
     }

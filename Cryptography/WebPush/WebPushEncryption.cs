@@ -13,9 +13,10 @@
 using System;
 using System.Globalization;
 using System.Security.Cryptography;
+using Cryptography.ContentEncoding;
 using Cryptography.Internal;
 
-namespace Cryptography;
+namespace Cryptography.WebPush;
 
 /// <summary>
 /// Web Push message encryption (RFC 8291): encrypts a push message for a subscription
@@ -23,7 +24,7 @@ namespace Cryptography;
 /// user agent does (for tests, and for relays that hold a subscription's private key).
 /// </summary>
 /// <remarks>
-/// <para>The body is an RFC 8188 <c>aes128gcm</c> body (see <see cref="ContentEncoding"/>) with one
+/// <para>The body is an RFC 8188 <c>aes128gcm</c> body (see <see cref="ContentEncryption"/>) with one
 /// record of record size 4096, whose key id is the application server's ephemeral public key. Every
 /// call to <see cref="Encrypt(ReadOnlySpan{byte}, WebPushSubscriptionKeys, int)"/> makes a fresh
 /// ephemeral key pair and a fresh salt.</para>
@@ -44,7 +45,7 @@ public static class WebPushEncryption
     public const int HeaderSize = ContentEncodingHeader.FixedLength + WebPushSubscriptionKeys.PublicKeySize;
 
     /// <summary>The most content (plus padding) a push message carries: 4096 - 86 (header) - 1 (delimiter) - 16 (tag) = 3993 bytes.</summary>
-    public const int MaxPlaintextLength = MaxBodySize - HeaderSize - 1 - ContentEncoding.TagSize;
+    public const int MaxPlaintextLength = MaxBodySize - HeaderSize - 1 - ContentEncryption.TagSize;
 
     private const int SecretSize = 32;
 
@@ -67,7 +68,7 @@ public static class WebPushEncryption
             throw new ArgumentException(string.Format(CultureInfo.InvariantCulture, WebPushMessages.PlaintextTooLong, plaintextLength, paddingLength, MaxPlaintextLength), plaintextName);
         }
 
-        return HeaderSize + plaintextLength + 1 + paddingLength + ContentEncoding.TagSize;
+        return HeaderSize + plaintextLength + 1 + paddingLength + ContentEncryption.TagSize;
     }
 
     /// <summary>Encrypts a push message for a subscription, with a fresh ephemeral key pair and salt.</summary>
@@ -133,7 +134,7 @@ public static class WebPushEncryption
     public static int GetMaxDecryptedLength(int bodyLength)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(bodyLength);
-        return Math.Max(0, bodyLength - HeaderSize - ContentEncoding.TagSize);
+        return Math.Max(0, bodyLength - HeaderSize - ContentEncryption.TagSize);
     }
 
     /// <summary>Decrypts a push message into a buffer, as the user agent does.</summary>

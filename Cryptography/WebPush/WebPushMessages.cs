@@ -1,6 +1,8 @@
 // Every message the Web Push layer raises, in one place. None of them includes key material,
 // auth secrets or content: only sizes and what was expected.
 
+using Cryptography.WebPush;
+
 namespace Cryptography.Internal;
 
 internal static class WebPushMessages

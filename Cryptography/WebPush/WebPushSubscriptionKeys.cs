@@ -9,7 +9,7 @@ using System.Globalization;
 using System.Security.Cryptography;
 using Cryptography.Internal;
 
-namespace Cryptography;
+namespace Cryptography.WebPush;
 
 /// <summary>
 /// The encryption keys of a Web Push subscription (RFC 8291): <c>p256dh</c>, the user agent's

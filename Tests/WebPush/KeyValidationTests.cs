@@ -10,7 +10,9 @@ using System.Linq;
 using System.Numerics;
 using System.Security.Cryptography;
 using Cryptography;
+using Cryptography.ContentEncoding;
 using Cryptography.Internal;
+using Cryptography.WebPush;
 using NUnit.Framework;
 
 namespace Tests.WebPushTests;

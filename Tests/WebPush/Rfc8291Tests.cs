@@ -12,7 +12,9 @@ using System.Security.Cryptography;
 using System.Text;
 using System.Text.Json;
 using Cryptography;
+using Cryptography.ContentEncoding;
 using Cryptography.Internal;
+using Cryptography.WebPush;
 using NUnit.Framework;
 
 namespace Tests.WebPushTests;

@@ -10,6 +10,7 @@ using System.Text;
 using System.Text.Json;
 using System.Text.RegularExpressions;
 using Cryptography;
+using Cryptography.WebPush;
 using NUnit.Framework;
 
 namespace Tests.WebPushTests;

@@ -7,6 +7,7 @@
 using System;
 using System.Linq;
 using Cryptography;
+using Cryptography.WebPush;
 using NUnit.Framework;
 
 namespace Tests.WebPushTests;

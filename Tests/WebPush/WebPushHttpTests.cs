@@ -12,6 +12,8 @@ using System.Net.Http;
 using System.Security.Cryptography;
 using System.Threading.Tasks;
 using Cryptography;
+using Cryptography.ContentEncoding;
+using Cryptography.WebPush;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Hosting.Server;

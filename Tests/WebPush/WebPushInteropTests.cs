@@ -16,6 +16,7 @@ using System.Text;
 using System.Text.Json;
 using System.Text.Json.Nodes;
 using Cryptography;
+using Cryptography.WebPush;
 using NUnit.Framework;
 
 namespace Tests.WebPushTests;

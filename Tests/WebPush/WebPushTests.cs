@@ -8,6 +8,8 @@ using System;
 using System.Linq;
 using System.Security.Cryptography;
 using Cryptography;
+using Cryptography.ContentEncoding;
+using Cryptography.WebPush;
 using NUnit.Framework;
 
 namespace Tests.WebPushTests;
@@ -37,7 +39,7 @@ public class WebPushTests
         WebPushEncryption.DeriveInputKeyingMaterial(ecdh, subscription.Auth.Span, subscription.P256dh.Span, asPublic, ikm);
         if (last)
         {
-            return ContentEncoding.Encrypt(plaintext, ikm, ContentCoding.Aes128Gcm, recordSize, asPublic);
+            return ContentEncryption.Encrypt(plaintext, ikm, ContentCoding.Aes128Gcm, recordSize, asPublic);
         }
 
         using var encryptor = new ContentEncryptor(ikm, ContentCoding.Aes128Gcm, recordSize, asPublic);
@@ -149,7 +151,7 @@ public class WebPushTests
                 keyId[0] = 0x04;
             }
 
-            byte[] body = ContentEncoding.Encrypt("x"u8, new byte[32], ContentCoding.Aes128Gcm, 4096, keyId);
+            byte[] body = ContentEncryption.Encrypt("x"u8, new byte[32], ContentCoding.Aes128Gcm, 4096, keyId);
             byte[] destination = Enumerable.Repeat((byte)0xAA, 4096).ToArray();
             var exception = Assert.Throws<ContentEncodingHeaderException>(() => WebPushEncryption.Decrypt(body, destination, key, auth))!;
             Assert.That(exception.Message, Does.Contain($"{keyIdLength} bytes").And.Contain("65"));

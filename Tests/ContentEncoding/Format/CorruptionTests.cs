@@ -6,6 +6,7 @@ using System;
 using System.Collections.Generic;
 using System.Linq;
 using Cryptography;
+using Cryptography.ContentEncoding;
 using Cryptography.Internal;
 using NUnit.Framework;
 
@@ -29,8 +30,8 @@ public class CorruptionTests
 
     private static byte[] Body(ContentCoding coding)
     {
-        byte[] body = new byte[ContentEncoding.GetEncryptedLength(Content.Length, RecordSize)];
-        ContentEncoding.Encrypt(Content, body, Ikm, coding, RecordSize, default, Salt);
+        byte[] body = new byte[ContentEncryption.GetEncryptedLength(Content.Length, RecordSize)];
+        ContentEncryption.Encrypt(Content, body, Ikm, coding, RecordSize, default, Salt);
         return body;
     }
 
@@ -212,7 +213,7 @@ public class CorruptionTests
                 Assert.That(Rejects<ContentEncodingHeaderException>(coding, path, small, recordIndex: null).Message, Does.Contain("at least 18"));
             }
 
-            foreach (uint recordSize in new uint[] { ContentEncoding.MaxRecordSize + 1, uint.MaxValue, 0x80000000 })
+            foreach (uint recordSize in new uint[] { ContentEncryption.MaxRecordSize + 1, uint.MaxValue, 0x80000000 })
             {
                 byte[] large = (byte[])body.Clone();
                 System.Buffers.Binary.BinaryPrimitives.WriteUInt32BigEndian(large.AsSpan(16), recordSize);
@@ -224,10 +225,10 @@ public class CorruptionTests
     [Test]
     public void ADecoderMayLowerTheRecordSizeLimit()
     {
-        byte[] body = ContentEncoding.Encrypt(new byte[100], Ikm, recordSize: 4096);
-        Assert.Throws<ContentEncodingHeaderException>(() => ContentEncoding.Decrypt(body, Ikm, maxRecordSize: 4095));
+        byte[] body = ContentEncryption.Encrypt(new byte[100], Ikm, recordSize: 4096);
+        Assert.Throws<ContentEncodingHeaderException>(() => ContentEncryption.Decrypt(body, Ikm, maxRecordSize: 4095));
         Assert.Throws<ContentEncodingHeaderException>(() => Decoders.Decode(DecodePath.StreamLargeReads, body, Ikm, ContentCoding.Aes128Gcm, maxRecordSize: 1024));
-        Assert.That(ContentEncoding.Decrypt(body, Ikm, maxRecordSize: 4096), Has.Length.EqualTo(100));
+        Assert.That(ContentEncryption.Decrypt(body, Ikm, maxRecordSize: 4096), Has.Length.EqualTo(100));
     }
 
     [Test]
@@ -255,7 +256,7 @@ public class CorruptionTests
         byte[] body = Body(ContentCoding.Aes256GcmSiv);
         body[^1] ^= 1;
         byte[] destination = new byte[body.Length];
-        Assert.Throws<ContentEncodingCorruptedException>(() => ContentEncoding.Decrypt(body, destination, Ikm, ContentCoding.Aes256GcmSiv));
+        Assert.Throws<ContentEncodingCorruptedException>(() => ContentEncryption.Decrypt(body, destination, Ikm, ContentCoding.Aes256GcmSiv));
         Assert.That(destination, Is.All.Zero);
     }
 
@@ -264,7 +265,7 @@ public class CorruptionTests
     {
         byte[] body = Body(ContentCoding.Aes128Gcm);
         body[30] ^= 1;
-        var error = Assert.Throws<ContentEncodingCorruptedException>(() => ContentEncoding.Decrypt(body, Ikm))!;
+        var error = Assert.Throws<ContentEncodingCorruptedException>(() => ContentEncryption.Decrypt(body, Ikm))!;
         string hexKey = Convert.ToHexString(Ikm);
         Assert.That(error.ToString(), Does.Not.Contain(hexKey).And.Not.Contain(Convert.ToBase64String(Ikm)));
         Assert.That(error.Message, Does.Not.Contain(Convert.ToHexString(body.AsSpan(21, 16))));

@@ -7,6 +7,7 @@ using System.IO;
 using System.Text;
 using System.Threading.Tasks;
 using Cryptography;
+using Cryptography.ContentEncoding;
 using Cryptography.Internal;
 using NUnit.Framework;
 
@@ -59,8 +60,8 @@ public class Rfc8188Tests
     [Test]
     public void Section31EncryptsByteForByte()
     {
-        byte[] body = new byte[ContentEncoding.GetEncryptedLength(Walrus.Length, 4096)];
-        int written = ContentEncoding.Encrypt(Walrus, body, Ikm31, ContentCoding.Aes128Gcm, 4096, default, Salt31);
+        byte[] body = new byte[ContentEncryption.GetEncryptedLength(Walrus.Length, 4096)];
+        int written = ContentEncryption.Encrypt(Walrus, body, Ikm31, ContentCoding.Aes128Gcm, 4096, default, Salt31);
         Assert.That(written, Is.EqualTo(Body31.Length));
         Assert.That(Base64Url.Encode(body), Is.EqualTo(Base64Url.Encode(Body31)));
     }
@@ -118,9 +119,9 @@ public class Rfc8188Tests
     {
         foreach ((byte[] body, byte[] ikm) in new[] { (Body31, Ikm31), (Body32, Ikm32) })
         {
-            Assert.That(ContentEncoding.Decrypt(body, ikm), Is.EqualTo(Walrus));
-            byte[] destination = new byte[ContentEncoding.GetMaxDecryptedLength(body, body.Length)];
-            int length = ContentEncoding.Decrypt(body, destination, ikm);
+            Assert.That(ContentEncryption.Decrypt(body, ikm), Is.EqualTo(Walrus));
+            byte[] destination = new byte[ContentEncryption.GetMaxDecryptedLength(body, body.Length)];
+            int length = ContentEncryption.Decrypt(body, destination, ikm);
             Assert.That(destination.AsSpan(0, length).ToArray(), Is.EqualTo(Walrus));
             Assert.That(destination.AsSpan(length).IndexOfAnyExcept((byte)0), Is.EqualTo(-1), "padding left in the destination");
 
@@ -136,10 +137,10 @@ public class Rfc8188Tests
         bool Provider(ReadOnlySpan<byte> keyId, ContentCoding coding, Span<byte> destination, out int bytesWritten) =>
             KeyProviders.Write(keyId.SequenceEqual("a1"u8) && coding == ContentCoding.Aes128Gcm ? Ikm32 : null, destination, out bytesWritten);
 
-        Assert.That(ContentEncoding.Decrypt(Body32, Provider), Is.EqualTo(Walrus));
+        Assert.That(ContentEncryption.Decrypt(Body32, Provider), Is.EqualTo(Walrus));
         Assert.That(Decoders.ReadAll(new ContentDecryptingStream(new MemoryStream(Body32), Provider), 100), Is.EqualTo(Walrus));
 
-        var unknown = Assert.Throws<ContentEncodingHeaderException>(() => ContentEncoding.Decrypt(Body31, Provider));
+        var unknown = Assert.Throws<ContentEncodingHeaderException>(() => ContentEncryption.Decrypt(Body31, Provider));
         Assert.That(unknown!.Message, Does.Contain("key id"));
     }
 }

@@ -10,6 +10,7 @@ using System.Net.Http;
 using System.Threading;
 using System.Threading.Tasks;
 using Cryptography;
+using Cryptography.ContentEncoding;
 using NUnit.Framework;
 
 namespace Tests.ContentEncodingTests;
@@ -33,7 +34,7 @@ public class HandlerPolicyTests
 
     private static HttpResponseMessage Encrypted()
     {
-        var content = new ByteArrayContent(ContentEncoding.Encrypt(Content, Ikm));
+        var content = new ByteArrayContent(ContentEncryption.Encrypt(Content, Ikm));
         content.Headers.ContentEncoding.Add("aes128gcm");
         return new HttpResponseMessage(HttpStatusCode.OK) { Content = content };
     }

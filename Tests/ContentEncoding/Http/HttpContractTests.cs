@@ -11,6 +11,7 @@ using System.Net.Http;
 using System.Threading;
 using System.Threading.Tasks;
 using Cryptography;
+using Cryptography.ContentEncoding;
 using NUnit.Framework;
 
 namespace Tests.ContentEncodingTests;
@@ -32,7 +33,7 @@ public class HttpContractTests
 
     private static TrackingContent EncryptedBody(int recordSize = 4096, params string[] encodings)
     {
-        var content = new TrackingContent(ContentEncoding.Encrypt(Content, Ikm, recordSize: recordSize));
+        var content = new TrackingContent(ContentEncryption.Encrypt(Content, Ikm, recordSize: recordSize));
         foreach (string encoding in encodings)
         {
             content.Headers.ContentEncoding.Add(encoding);
@@ -49,10 +50,10 @@ public class HttpContractTests
         Assert.That(Assert.Throws<ArgumentNullException>(() => new ContentDecryptingHandler(null!))!.ParamName, Is.EqualTo("keyProvider"));
         Assert.That(Assert.Throws<ArgumentNullException>(() => new ContentDecryptingHandler(null!, new HttpClientHandler()))!.ParamName, Is.EqualTo("keyProvider"));
         using var handler = new ContentDecryptingHandler(KeyProviders.Always(Ikm));
-        Assert.That(handler.MaxRecordSize, Is.EqualTo(ContentEncoding.MaxRecordSize));
+        Assert.That(handler.MaxRecordSize, Is.EqualTo(ContentEncryption.MaxRecordSize));
         Assert.Throws<ArgumentOutOfRangeException>(() => handler.MaxRecordSize = 17);
-        Assert.Throws<ArgumentOutOfRangeException>(() => handler.MaxRecordSize = ContentEncoding.MaxRecordSize + 1);
-        Assert.That(handler.MaxRecordSize, Is.EqualTo(ContentEncoding.MaxRecordSize));
+        Assert.Throws<ArgumentOutOfRangeException>(() => handler.MaxRecordSize = ContentEncryption.MaxRecordSize + 1);
+        Assert.That(handler.MaxRecordSize, Is.EqualTo(ContentEncryption.MaxRecordSize));
     }
 
     // A body whose record size is above the handler's limit is refused when it is read.
@@ -124,7 +125,7 @@ public class HttpContractTests
     [TestCase(true)]
     public async Task DisposingTheDecodedStreamClosesTheEncryptedOne(bool async)
     {
-        var source = new TrackingStream(ContentEncoding.Encrypt(Content, Ikm));
+        var source = new TrackingStream(ContentEncryption.Encrypt(Content, Ikm));
         var inner = new StreamContent(source);
         inner.Headers.ContentEncoding.Add("aes128gcm");
         using HttpClient client = Client(() => Encrypted(inner));
@@ -184,12 +185,12 @@ public class HttpContractTests
         using var content = new EncryptedHttpContent(inner, Ikm, ContentCoding.Aes256GcmSiv, 1000);
         Assert.That(content.Headers.ContentType!.MediaType, Is.EqualTo("text/plain"));
         Assert.That(content.Headers.ContentEncoding, Is.EqualTo(new[] { "gzip", "aes256gcmsiv" }));
-        long expected = ContentEncoding.GetEncryptedLength(Content.Length, 1000);
+        long expected = ContentEncryption.GetEncryptedLength(Content.Length, 1000);
         Assert.That(content.Headers.ContentLength, Is.EqualTo(expected));
 
         byte[] body = await content.ReadAsByteArrayAsync();
         Assert.That(body, Has.Length.EqualTo(expected));
-        Assert.That(ContentEncoding.Decrypt(body, Ikm, ContentCoding.Aes256GcmSiv), Is.EqualTo(Content));
+        Assert.That(ContentEncryption.Decrypt(body, Ikm, ContentCoding.Aes256GcmSiv), Is.EqualTo(Content));
     }
 
     [Test]
@@ -200,8 +201,8 @@ public class HttpContractTests
         var second = new MemoryStream();
         content.CopyTo(first, null, CancellationToken.None);
         content.CopyTo(second, null, CancellationToken.None);
-        Assert.That(ContentEncoding.Decrypt(first.ToArray(), Ikm), Is.EqualTo(Content));
-        Assert.That(ContentEncoding.Decrypt(second.ToArray(), Ikm), Is.EqualTo(Content));
+        Assert.That(ContentEncryption.Decrypt(first.ToArray(), Ikm), Is.EqualTo(Content));
+        Assert.That(ContentEncryption.Decrypt(second.ToArray(), Ikm), Is.EqualTo(Content));
         Assert.That(first.ToArray().AsSpan(0, 16).SequenceEqual(second.ToArray().AsSpan(0, 16)), Is.False);
     }
 
@@ -214,12 +215,12 @@ public class HttpContractTests
         var asyncOutput = new MemoryStream();
         Assert.That(() => content.CopyToAsync(asyncOutput), Throws.TypeOf<InvalidDataException>());
         Assert.That(asyncOutput.Length, Is.GreaterThan(21));
-        Assert.Throws<ContentEncodingTruncatedException>(() => ContentEncoding.Decrypt(asyncOutput.ToArray(), Ikm));
+        Assert.Throws<ContentEncodingTruncatedException>(() => ContentEncryption.Decrypt(asyncOutput.ToArray(), Ikm));
 
         var syncOutput = new MemoryStream();
         Assert.Throws<InvalidDataException>(() => content.CopyTo(syncOutput, null, CancellationToken.None));
         Assert.That(syncOutput.Length, Is.GreaterThan(21));
-        Assert.Throws<ContentEncodingTruncatedException>(() => ContentEncoding.Decrypt(syncOutput.ToArray(), Ikm));
+        Assert.Throws<ContentEncodingTruncatedException>(() => ContentEncryption.Decrypt(syncOutput.ToArray(), Ikm));
     }
 
     [Test]

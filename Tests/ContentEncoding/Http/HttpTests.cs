@@ -13,6 +13,7 @@ using System.Security.Cryptography;
 using System.Threading;
 using System.Threading.Tasks;
 using Cryptography;
+using Cryptography.ContentEncoding;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Hosting.Server;
@@ -60,9 +61,9 @@ public class HttpTests
             ContentCoding coding = Enum.Parse<ContentCoding>(context.Request.Query["coding"]!);
             string keyId = context.Request.Query["key"]!;
             int recordSize = int.Parse(context.Request.Query["rs"]!, System.Globalization.CultureInfo.InvariantCulture);
-            context.Response.Headers.ContentEncoding = ContentEncoding.GetName(coding);
+            context.Response.Headers.ContentEncoding = ContentEncryption.GetName(coding);
             context.Response.ContentType = "application/octet-stream";
-            context.Response.ContentLength = ContentEncoding.GetEncryptedLength(size, recordSize, keyId.Length);
+            context.Response.ContentLength = ContentEncryption.GetEncryptedLength(size, recordSize, keyId.Length);
             await using var encrypting = new ContentEncryptingStream(context.Response.Body, KeyFor(System.Text.Encoding.ASCII.GetBytes(keyId)), coding, recordSize, System.Text.Encoding.ASCII.GetBytes(keyId), leaveOpen: true);
             await Generator.WriteAsync(encrypting, size, seed: 42);
         });
@@ -70,16 +71,16 @@ public class HttpTests
         // GET /damaged?what=flip|truncate: a small body, damaged.
         _server.MapGet("/damaged", async context =>
         {
-            byte[] body = ContentEncoding.Encrypt(new byte[10_000], KeyA, ContentCoding.Aes128Gcm, 4096, "a"u8);
+            byte[] body = ContentEncryption.Encrypt(new byte[10_000], KeyA, ContentCoding.Aes128Gcm, 4096, "a"u8);
             body = context.Request.Query["what"] == "flip" ? Flip(body, body.Length / 2) : body[..(body.Length - 100)];
-            context.Response.Headers.ContentEncoding = ContentEncoding.Aes128GcmName;
+            context.Response.Headers.ContentEncoding = ContentEncryption.Aes128GcmName;
             await context.Response.Body.WriteAsync(body);
         });
 
         // POST /upload: decodes the body with the key its key id names; answers "<bytes> <sha-256 hex>".
         _server.MapPost("/upload", async context =>
         {
-            if (!ContentEncoding.TryGetCoding(context.Request.Headers.ContentEncoding.ToString(), out ContentCoding coding))
+            if (!ContentEncryption.TryGetCoding(context.Request.Headers.ContentEncoding.ToString(), out ContentCoding coding))
             {
                 context.Response.StatusCode = StatusCodes.Status415UnsupportedMediaType;
                 return;
@@ -174,7 +175,7 @@ public class HttpTests
 
         using var upload = new EncryptedHttpContent(new GeneratorContent(size, seed: 42), KeyB, ContentCoding.Aes256GcmSiv, recordSize, "b"u8);
         Assert.That(upload.Headers.ContentEncoding, Is.EqualTo(new[] { "aes256gcmsiv" }));
-        Assert.That(upload.Headers.ContentLength, Is.EqualTo(ContentEncoding.GetEncryptedLength(size, recordSize, 1)));
+        Assert.That(upload.Headers.ContentLength, Is.EqualTo(ContentEncryption.GetEncryptedLength(size, recordSize, 1)));
         using HttpResponseMessage uploaded = await client.PostAsync("/upload", upload);
         Assert.That(await uploaded.Content.ReadAsStringAsync(), Is.EqualTo($"{size} {expected}"));
 
@@ -198,7 +199,7 @@ public class HttpTests
     public async Task TheServerRejectsATruncatedUpload()
     {
         using HttpClient client = Client();
-        byte[] body = ContentEncoding.Encrypt(new byte[10_000], KeyA, recordSize: 4096, keyId: "a"u8);
+        byte[] body = ContentEncryption.Encrypt(new byte[10_000], KeyA, recordSize: 4096, keyId: "a"u8);
         var content = new ByteArrayContent(body[..(21 + 1 + 4096)]);
         content.Headers.ContentEncoding.Add("aes128gcm");
         using HttpResponseMessage response = await client.PostAsync("/upload", content);

@@ -13,6 +13,7 @@ using System.Runtime.InteropServices;
 using System.Threading;
 using System.Threading.Tasks;
 using Cryptography;
+using Cryptography.ContentEncoding;
 using NUnit.Framework;
 
 namespace Tests.ContentEncodingTests;
@@ -123,8 +124,8 @@ public class PipelineTests
     {
         byte[] content = Content(length, length);
         byte[] body = Seal(content, coding, recordSize, threads, isAsync, writeSize: 100_000);
-        Assert.That(body, Has.Length.EqualTo(ContentEncoding.GetEncryptedLength(length, recordSize)));
-        AssertBytes(ContentEncoding.Decrypt(body, Ikm, coding), content, "the one-shot decoder reads the stream's body");
+        Assert.That(body, Has.Length.EqualTo(ContentEncryption.GetEncryptedLength(length, recordSize)));
+        AssertBytes(ContentEncryption.Decrypt(body, Ikm, coding), content, "the one-shot decoder reads the stream's body");
 
         var received = new List<byte>();
         Assert.That(Open(new MemoryStream(body), coding, threads, isAsync, readSize: 77_777, received), Is.Null);
@@ -147,7 +148,7 @@ public class PipelineTests
         const int RecordSize = 65536;
         const int Data = RecordSize - 17;
         byte[] content = Content(48 * Data, bad);
-        byte[] body = ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, RecordSize);
+        byte[] body = ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, RecordSize);
         int header = ContentEncodingHeader.FixedLength;
         body[header + (bad * RecordSize) + 100] ^= 1;
 
@@ -166,7 +167,7 @@ public class PipelineTests
         const int RecordSize = 65536;
         const int Data = RecordSize - 17;
         byte[] content = Content(records * Data, records);
-        byte[] body = [.. ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes128Gcm, RecordSize), 0x2a];
+        byte[] body = [.. ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes128Gcm, RecordSize), 0x2a];
 
         var received = new List<byte>();
         Exception? failure = Open(new MemoryStream(body), ContentCoding.Aes128Gcm, 2, isAsync, 1 << 20, received);
@@ -182,7 +183,7 @@ public class PipelineTests
         const int RecordSize = 65536;
         const int Data = RecordSize - 17;
         byte[] content = Content(30 * Data, kept);
-        byte[] body = ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, RecordSize);
+        byte[] body = ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, RecordSize);
         body = body[..(ContentEncodingHeader.FixedLength + (kept * RecordSize))];
 
         var received = new List<byte>();
@@ -197,7 +198,7 @@ public class PipelineTests
     {
         const int RecordSize = 4096;
         byte[] content = Content(3 << 20, failAt);
-        byte[] body = ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes128Gcm, RecordSize);
+        byte[] body = ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes128Gcm, RecordSize);
         var source = new FlakySource(body, chunk: 100_000, failAt);
         using var decrypting = new ContentDecryptingStream(source, Ikm, ContentCoding.Aes128Gcm) { MaxDegreeOfParallelism = 2 };
         var received = new List<byte>();
@@ -215,7 +216,7 @@ public class PipelineTests
         const int RecordSize = 65536;
         const int Data = RecordSize - 17;
         byte[] content = Content(records * Data, records);
-        byte[] body = ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes128Gcm, RecordSize);
+        byte[] body = ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes128Gcm, RecordSize);
         var source = new FlakySource(body, chunk: 1 << 20, failAt: -1, failOnceAtEnd: true);
         using var decrypting = new ContentDecryptingStream(source, Ikm, ContentCoding.Aes128Gcm) { MaxDegreeOfParallelism = 2 };
         var received = new List<byte>();
@@ -257,7 +258,7 @@ public class PipelineTests
     [Test]
     public void ADestinationFaultSurfaces([Values(false, true)] bool isAsync, [Values(false, true)] bool inTheLastWrite)
     {
-        long length = ContentEncoding.GetEncryptedLength(256L << 16, 4096);
+        long length = ContentEncryption.GetEncryptedLength(256L << 16, 4096);
         var destination = new FailingDestination(failAfter: inTheLastWrite ? length - 1 : 2 << 20);
         var encrypting = new ContentEncryptingStream(destination, Ikm, ContentCoding.Aes256GcmSiv, 4096) { MaxDegreeOfParallelism = 2 };
         byte[] chunk = Content(1 << 16, 1);
@@ -297,7 +298,7 @@ public class PipelineTests
         byte[] content = Content(3 << 20, 2);
         encrypting.Write(content);
         encrypting.Abort();
-        Assert.That(() => ContentEncoding.Decrypt(output.ToArray(), Ikm, ContentCoding.Aes128Gcm), Throws.InstanceOf<ContentEncodingTruncatedException>());
+        Assert.That(() => ContentEncryption.Decrypt(output.ToArray(), Ikm, ContentCoding.Aes128Gcm), Throws.InstanceOf<ContentEncodingTruncatedException>());
     }
 
     /// <summary>Cancelled reads in the pipelined part lose nothing.</summary>
@@ -305,7 +306,7 @@ public class PipelineTests
     public async Task ACancelledReadLosesNothing()
     {
         byte[] content = Content(3 << 20, 3);
-        byte[] body = ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes128Gcm, 4096);
+        byte[] body = ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes128Gcm, 4096);
         using var decrypting = new ContentDecryptingStream(new MemoryStream(body), Ikm, ContentCoding.Aes128Gcm) { MaxDegreeOfParallelism = 2 };
         var received = new List<byte>();
         byte[] buffer = new byte[100_000];
@@ -359,7 +360,7 @@ public class PipelineTests
                 break;
             case "opened":
             case "corrupted":
-                byte[] body = ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, RecordSize);
+                byte[] body = ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, RecordSize);
                 if (ending == "corrupted")
                 {
                     body[^(RecordSize * 3)] ^= 1;   // a record well inside the pipelined part

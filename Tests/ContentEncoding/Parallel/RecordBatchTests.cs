@@ -7,6 +7,7 @@
 using System;
 using System.Linq;
 using System.Threading;
+using Cryptography.ContentEncoding;
 using Cryptography.Internal;
 using NUnit.Framework;
 
@@ -146,7 +147,7 @@ public class RecordBatchTests
         byte[] ikm = Enumerable.Range(0, 16).Select(i => (byte)i).ToArray();
         for (int round = 0; round < 50; round++)
         {
-            using RecordCipher cipher = RecordCipher.Create(Cryptography.ContentCoding.Aes128Gcm, ikm, new byte[16]);
+            using RecordCipher cipher = RecordCipher.Create(ContentCoding.Aes128Gcm, ikm, new byte[16]);
             const int Workers = 24;
             var seen = new RecordCipher?[Workers];
             int mismatches = 0;

@@ -6,6 +6,7 @@
 using System;
 using System.Linq;
 using Cryptography;
+using Cryptography.ContentEncoding;
 using Cryptography.Internal;
 using NUnit.Framework;
 
@@ -118,7 +119,7 @@ public class DecoderContractTests
         Assert.That(header.Length, Is.EqualTo(ContentEncodingHeader.FixedLength + 255));
         Assert.That(Assert.Throws<ArgumentException>(() => new ContentEncodingHeader(Salt, RecordSize, new byte[256]))!.ParamName, Is.EqualTo("keyId"));
         Assert.That(Assert.Throws<ArgumentException>(() => new ContentEncodingHeader(Salt.AsSpan(1), RecordSize, []))!.ParamName, Is.EqualTo("salt"));
-        foreach (int bad in new[] { int.MinValue, 0, ContentEncoding.MinRecordSize - 1, ContentEncoding.MaxRecordSize + 1 })
+        foreach (int bad in new[] { int.MinValue, 0, ContentEncryption.MinRecordSize - 1, ContentEncryption.MaxRecordSize + 1 })
         {
             Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => new ContentEncodingHeader(Salt, bad, []))!.ParamName, Is.EqualTo("recordSize"), $"rs={bad}");
             Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncodingHeader.Parse(new byte[ContentEncodingHeader.FixedLength], bad))!.ParamName, Is.EqualTo("maxRecordSize"), $"max={bad}");

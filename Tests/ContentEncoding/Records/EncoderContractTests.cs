@@ -7,6 +7,7 @@ using System;
 using System.Linq;
 using System.Net.Http;
 using Cryptography;
+using Cryptography.ContentEncoding;
 using Cryptography.Internal;
 using NUnit.Framework;
 
@@ -22,11 +23,11 @@ public class EncoderContractTests
     [Test]
     public void GetEncryptedLengthChecksEachArgument()
     {
-        Assert.That(ContentEncoding.GetEncryptedLength(0, RecordSize, 255), Is.EqualTo(21 + 255 + 17));
-        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncoding.GetEncryptedLength(-1, RecordSize))!.ParamName, Is.EqualTo("plaintextLength"));
-        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncoding.GetEncryptedLength(0, RecordSize, -1))!.ParamName, Is.EqualTo("keyIdLength"));
-        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncoding.GetEncryptedLength(0, RecordSize, 256))!.ParamName, Is.EqualTo("keyIdLength"));
-        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncoding.GetEncryptedLength(0, 17))!.ParamName, Is.EqualTo("recordSize"));
+        Assert.That(ContentEncryption.GetEncryptedLength(0, RecordSize, 255), Is.EqualTo(21 + 255 + 17));
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncryption.GetEncryptedLength(-1, RecordSize))!.ParamName, Is.EqualTo("plaintextLength"));
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncryption.GetEncryptedLength(0, RecordSize, -1))!.ParamName, Is.EqualTo("keyIdLength"));
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncryption.GetEncryptedLength(0, RecordSize, 256))!.ParamName, Is.EqualTo("keyIdLength"));
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncryption.GetEncryptedLength(0, 17))!.ParamName, Is.EqualTo("recordSize"));
     }
 
     // Issue 31, defect 6: near long.MaxValue the 17 bytes per record took the length past it, and
@@ -36,10 +37,10 @@ public class EncoderContractTests
     public void GetEncryptedLengthRefusesABodyLongerThanInt64()
     {
         long largest = (long.MaxValue - 21) / 18;
-        Assert.That(ContentEncoding.GetEncryptedLength(largest, 18), Is.EqualTo(21 + (18 * largest)));
-        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncoding.GetEncryptedLength(largest + 1, 18))!.ParamName, Is.EqualTo("plaintextLength"));
-        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncoding.GetEncryptedLength(long.MaxValue))!.ParamName, Is.EqualTo("plaintextLength"));
-        Assert.That(ContentEncoding.GetEncryptedLength(long.MaxValue / 2, ContentEncoding.MaxRecordSize), Is.GreaterThan(long.MaxValue / 2));
+        Assert.That(ContentEncryption.GetEncryptedLength(largest, 18), Is.EqualTo(21 + (18 * largest)));
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncryption.GetEncryptedLength(largest + 1, 18))!.ParamName, Is.EqualTo("plaintextLength"));
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncryption.GetEncryptedLength(long.MaxValue))!.ParamName, Is.EqualTo("plaintextLength"));
+        Assert.That(ContentEncryption.GetEncryptedLength(long.MaxValue / 2, ContentEncryption.MaxRecordSize), Is.GreaterThan(long.MaxValue / 2));
 
         var inner = new ByteArrayContent([]);
         inner.Headers.ContentLength = long.MaxValue;
@@ -51,24 +52,24 @@ public class EncoderContractTests
     public void EncryptIntoABufferTakesOneLongerThanNeededAndRefusesAShortOrOverlappingOne()
     {
         byte[] plaintext = Enumerable.Range(0, 300).Select(i => (byte)i).ToArray();
-        int length = (int)ContentEncoding.GetEncryptedLength(plaintext.Length, RecordSize);
+        int length = (int)ContentEncryption.GetEncryptedLength(plaintext.Length, RecordSize);
 
         byte[] roomy = new byte[length + 10];
-        Assert.That(ContentEncoding.Encrypt(plaintext, roomy, Ikm, recordSize: RecordSize, salt: Salt), Is.EqualTo(length));
-        Assert.That(ContentEncoding.Decrypt(roomy.AsSpan(0, length).ToArray(), Ikm), Is.EqualTo(plaintext));
+        Assert.That(ContentEncryption.Encrypt(plaintext, roomy, Ikm, recordSize: RecordSize, salt: Salt), Is.EqualTo(length));
+        Assert.That(ContentEncryption.Decrypt(roomy.AsSpan(0, length).ToArray(), Ikm), Is.EqualTo(plaintext));
 
-        var shortOne = Assert.Throws<ArgumentException>(() => ContentEncoding.Encrypt(plaintext, new byte[length - 1], Ikm, recordSize: RecordSize))!;
+        var shortOne = Assert.Throws<ArgumentException>(() => ContentEncryption.Encrypt(plaintext, new byte[length - 1], Ikm, recordSize: RecordSize))!;
         Assert.That(shortOne.ParamName, Is.EqualTo("destination"));
         Assert.That(shortOne.Message, Does.Contain($"{length} bytes are needed"));
 
         byte[] shared = new byte[2 * length];
-        var overlapping = Assert.Throws<ArgumentException>(() => ContentEncoding.Encrypt(shared.AsSpan(0, plaintext.Length), shared, Ikm, recordSize: RecordSize))!;
+        var overlapping = Assert.Throws<ArgumentException>(() => ContentEncryption.Encrypt(shared.AsSpan(0, plaintext.Length), shared, Ikm, recordSize: RecordSize))!;
         Assert.That(overlapping.ParamName, Is.EqualTo("destination"));
         Assert.That(overlapping.Message, Does.Contain("overlap"));
 
         // Here no record overlaps the piece of plaintext it seals, so only the check of the whole
         // buffers stops the records from overwriting plaintext not yet read.
-        var behind = Assert.Throws<ArgumentException>(() => ContentEncoding.Encrypt(shared.AsSpan(0, plaintext.Length), shared.AsSpan(100), Ikm, recordSize: RecordSize))!;
+        var behind = Assert.Throws<ArgumentException>(() => ContentEncryption.Encrypt(shared.AsSpan(0, plaintext.Length), shared.AsSpan(100), Ikm, recordSize: RecordSize))!;
         Assert.That(behind.ParamName, Is.EqualTo("destination"));
     }
 
@@ -76,24 +77,24 @@ public class EncoderContractTests
     public void DecryptIntoABufferRefusesAShortOrOverlappingOne()
     {
         byte[] plaintext = Enumerable.Range(0, 300).Select(i => (byte)i).ToArray();
-        byte[] body = ContentEncoding.Encrypt(plaintext, Ikm, recordSize: RecordSize);
-        long needed = ContentEncoding.GetMaxDecryptedLength(body, body.Length);
+        byte[] body = ContentEncryption.Encrypt(plaintext, Ikm, recordSize: RecordSize);
+        long needed = ContentEncryption.GetMaxDecryptedLength(body, body.Length);
 
-        var shortOne = Assert.Throws<ArgumentException>(() => ContentEncoding.Decrypt(body, new byte[needed - 1], Ikm))!;
+        var shortOne = Assert.Throws<ArgumentException>(() => ContentEncryption.Decrypt(body, new byte[needed - 1], Ikm))!;
         Assert.That(shortOne.ParamName, Is.EqualTo("destination"));
         Assert.That(shortOne.Message, Does.Contain($"{needed} bytes are needed"));
 
         byte[] shared = new byte[body.Length + needed];
         body.CopyTo(shared, 0);
-        var overlapping = Assert.Throws<ArgumentException>(() => ContentEncoding.Decrypt(shared.AsSpan(0, body.Length), shared.AsSpan(10), Ikm))!;
+        var overlapping = Assert.Throws<ArgumentException>(() => ContentEncryption.Decrypt(shared.AsSpan(0, body.Length), shared.AsSpan(10), Ikm))!;
         Assert.That(overlapping.ParamName, Is.EqualTo("destination"));
 
-        Assert.That(ContentEncoding.Decrypt(body, new byte[needed], Ikm), Is.EqualTo(plaintext.Length));
+        Assert.That(ContentEncryption.Decrypt(body, new byte[needed], Ikm), Is.EqualTo(plaintext.Length));
 
         // A one-record body whose record starts where the destination does: decrypting the record in
         // place would work, but the body and the destination overlap, which the method refuses.
-        byte[] one = ContentEncoding.Encrypt(plaintext.AsSpan(0, 50), Ikm, recordSize: RecordSize);
-        var inPlace = Assert.Throws<ArgumentException>(() => ContentEncoding.Decrypt(one, one.AsSpan(21), Ikm))!;
+        byte[] one = ContentEncryption.Encrypt(plaintext.AsSpan(0, 50), Ikm, recordSize: RecordSize);
+        var inPlace = Assert.Throws<ArgumentException>(() => ContentEncryption.Decrypt(one, one.AsSpan(21), Ikm))!;
         Assert.That(inPlace.ParamName, Is.EqualTo("destination"));
     }
 
@@ -110,7 +111,7 @@ public class EncoderContractTests
     {
         byte[] header = new byte[ContentEncodingHeader.FixedLength];
         new ContentEncodingHeader(Salt, RecordSize, []).WriteTo(header);
-        Assert.That(ContentEncoding.GetMaxDecryptedLength(header, header.Length + recordsLength), Is.EqualTo(expected));
+        Assert.That(ContentEncryption.GetMaxDecryptedLength(header, header.Length + recordsLength), Is.EqualTo(expected));
     }
 
     // The provider writes into the library's buffer of MaxKeyingMaterialSize bytes; a length that is
@@ -118,10 +119,10 @@ public class EncoderContractTests
     // for) is no key.
     [TestCase(0)]
     [TestCase(-1)]
-    [TestCase(ContentEncoding.MaxKeyingMaterialSize + 1)]
+    [TestCase(ContentEncryption.MaxKeyingMaterialSize + 1)]
     public void AProviderThatWritesNoUsableKeyIsAMissingKey(int claimed)
     {
-        byte[] body = ContentEncoding.Encrypt("x"u8, Ikm);
+        byte[] body = ContentEncryption.Encrypt("x"u8, Ikm);
         int room = 0;
         bool Provider(ReadOnlySpan<byte> keyId, ContentCoding coding, Span<byte> destination, out int bytesWritten)
         {
@@ -130,9 +131,9 @@ public class EncoderContractTests
             return true;
         }
 
-        Assert.Throws<ContentEncodingHeaderException>(() => ContentEncoding.Decrypt(body, Provider));
-        Assert.That(room, Is.EqualTo(ContentEncoding.MaxKeyingMaterialSize));
-        Assert.That(ContentEncoding.Decrypt(body, KeyProviders.Always(Ikm)), Is.EqualTo("x"u8.ToArray()));
+        Assert.Throws<ContentEncodingHeaderException>(() => ContentEncryption.Decrypt(body, Provider));
+        Assert.That(room, Is.EqualTo(ContentEncryption.MaxKeyingMaterialSize));
+        Assert.That(ContentEncryption.Decrypt(body, KeyProviders.Always(Ikm)), Is.EqualTo("x"u8.ToArray()));
     }
 
     // The key id goes into the error in hex, cut at 32 bytes with "..." after.
@@ -143,8 +144,8 @@ public class EncoderContractTests
     public void AMissingKeyIsNamedByItsKeyId(int keyIdLength, string shown)
     {
         byte[] keyId = Enumerable.Range(10, keyIdLength).Select(i => (byte)i).ToArray();
-        byte[] body = ContentEncoding.Encrypt("x"u8, Ikm, keyId: keyId);
-        var error = Assert.Throws<ContentEncodingHeaderException>(() => ContentEncoding.Decrypt(body, KeyProviders.None))!;
+        byte[] body = ContentEncryption.Encrypt("x"u8, Ikm, keyId: keyId);
+        var error = Assert.Throws<ContentEncodingHeaderException>(() => ContentEncryption.Decrypt(body, KeyProviders.None))!;
         Assert.That(error.Message, Is.EqualTo($"No key is known for the key id of {keyIdLength} bytes in the header {shown}."));
     }
 
@@ -184,7 +185,7 @@ public class EncoderContractTests
         byte[] body = new byte[encryptor.Header.Length + length];
         encryptor.Header.WriteTo(body);
         record.AsSpan(0, length).CopyTo(body.AsSpan(encryptor.Header.Length));
-        Assert.That(ContentEncoding.Decrypt(body, Ikm, coding), Is.EqualTo("abc"u8.ToArray()));
+        Assert.That(ContentEncryption.Decrypt(body, Ikm, coding), Is.EqualTo("abc"u8.ToArray()));
     }
 
     // AES-GCM is not safe for concurrent calls, so each worker of a parallel batch but the first gets a

@@ -8,6 +8,7 @@ using System.IO;
 using System.Linq;
 using System.Threading.Tasks;
 using Cryptography;
+using Cryptography.ContentEncoding;
 using NUnit.Framework;
 
 namespace Tests.ContentEncodingTests;
@@ -50,8 +51,8 @@ public class RoundTripTests
     public void OneShotRoundTripsThroughEveryDecoder(ContentCoding coding, int recordSize, int length)
     {
         byte[] content = Content(length, seed: length * 31 + recordSize);
-        byte[] body = ContentEncoding.Encrypt(content, Ikm, coding, recordSize, "kid"u8);
-        Assert.That(body.LongLength, Is.EqualTo(ContentEncoding.GetEncryptedLength(length, recordSize, 3)));
+        byte[] body = ContentEncryption.Encrypt(content, Ikm, coding, recordSize, "kid"u8);
+        Assert.That(body.LongLength, Is.EqualTo(ContentEncryption.GetEncryptedLength(length, recordSize, 3)));
         int records = Math.Max(1, (length + recordSize - 18) / (recordSize - 17));
         Assert.That(body.Length - 24, Is.EqualTo(length + 17 * records), "one record per rs - 17 bytes, at least one");
         foreach (DecodePath path in Decoders.All)
@@ -65,8 +66,8 @@ public class RoundTripTests
     {
         byte[] content = Content(length, seed: length);
         byte[] salt = Content(16, seed: 99);
-        byte[] expected = new byte[ContentEncoding.GetEncryptedLength(length, recordSize)];
-        ContentEncoding.Encrypt(content, expected, Ikm, coding, recordSize, default, salt);
+        byte[] expected = new byte[ContentEncryption.GetEncryptedLength(length, recordSize)];
+        ContentEncryption.Encrypt(content, expected, Ikm, coding, recordSize, default, salt);
 
         foreach (int writeSize in new[] { 1, 5, recordSize - 17, 1 << 16 })
         {
@@ -97,9 +98,9 @@ public class RoundTripTests
     [Test]
     public void LargeBodyRoundTripsWithTheDefaultRecordSize([Values] ContentCoding coding)
     {
-        byte[] content = Content(3 * ContentEncoding.DefaultRecordSize + 12345, seed: 5);
-        byte[] body = ContentEncoding.Encrypt(content, Ikm, coding);
-        Assert.That(ContentEncodingHeader.Parse(body).RecordSize, Is.EqualTo(ContentEncoding.DefaultRecordSize));
+        byte[] content = Content(3 * ContentEncryption.DefaultRecordSize + 12345, seed: 5);
+        byte[] body = ContentEncryption.Encrypt(content, Ikm, coding);
+        Assert.That(ContentEncodingHeader.Parse(body).RecordSize, Is.EqualTo(ContentEncryption.DefaultRecordSize));
         foreach (DecodePath path in Decoders.All)
         {
             Assert.That(Decoders.Decode(path, body, Ikm, coding), Is.EqualTo(content), path.ToString);
@@ -109,8 +110,8 @@ public class RoundTripTests
     [Test]
     public void EachBodyGetsAFreshSalt()
     {
-        byte[] first = ContentEncoding.Encrypt("same"u8, Ikm);
-        byte[] second = ContentEncoding.Encrypt("same"u8, Ikm);
+        byte[] first = ContentEncryption.Encrypt("same"u8, Ikm);
+        byte[] second = ContentEncryption.Encrypt("same"u8, Ikm);
         Assert.That(first.AsSpan(0, 16).SequenceEqual(second.AsSpan(0, 16)), Is.False);
     }
 
@@ -118,14 +119,14 @@ public class RoundTripTests
     public void TheCodingsDeriveDifferentKeysAndRejectEachOther()
     {
         byte[] salt = new byte[16];
-        byte[] gcm = new byte[ContentEncoding.GetEncryptedLength(10, 4096)];
+        byte[] gcm = new byte[ContentEncryption.GetEncryptedLength(10, 4096)];
         byte[] siv = new byte[gcm.Length];
-        ContentEncoding.Encrypt(new byte[10], gcm, Ikm, ContentCoding.Aes128Gcm, 4096, default, salt);
-        ContentEncoding.Encrypt(new byte[10], siv, Ikm, ContentCoding.Aes256GcmSiv, 4096, default, salt);
+        ContentEncryption.Encrypt(new byte[10], gcm, Ikm, ContentCoding.Aes128Gcm, 4096, default, salt);
+        ContentEncryption.Encrypt(new byte[10], siv, Ikm, ContentCoding.Aes256GcmSiv, 4096, default, salt);
         Assert.That(gcm.AsSpan(21).SequenceEqual(siv.AsSpan(21)), Is.False);
-        var error = Assert.Throws<ContentEncodingCorruptedException>(() => ContentEncoding.Decrypt(gcm, Ikm, ContentCoding.Aes256GcmSiv));
+        var error = Assert.Throws<ContentEncodingCorruptedException>(() => ContentEncryption.Decrypt(gcm, Ikm, ContentCoding.Aes256GcmSiv));
         Assert.That(error!.RecordIndex, Is.Zero);
-        Assert.Throws<ContentEncodingCorruptedException>(() => ContentEncoding.Decrypt(siv, Ikm, ContentCoding.Aes128Gcm));
+        Assert.Throws<ContentEncodingCorruptedException>(() => ContentEncryption.Decrypt(siv, Ikm, ContentCoding.Aes128Gcm));
 
         byte[] gcmKey = new byte[32], gcmNonce = new byte[12], sivKey = new byte[32], sivNonce = new byte[12];
         Cryptography.Internal.RecordCipher.DeriveKeys(ContentCoding.Aes128Gcm, Ikm, salt, gcmKey, gcmNonce);
@@ -138,13 +139,13 @@ public class RoundTripTests
     {
         Assert.Multiple(() =>
         {
-            Assert.That(ContentEncoding.GetName(ContentCoding.Aes128Gcm), Is.EqualTo("aes128gcm"));
-            Assert.That(ContentEncoding.GetName(ContentCoding.Aes256GcmSiv), Is.EqualTo("aes256gcmsiv"));
-            Assert.That(ContentEncoding.TryGetCoding("AES128GCM", out ContentCoding gcm) && gcm == ContentCoding.Aes128Gcm, Is.True);
-            Assert.That(ContentEncoding.TryGetCoding("aes256gcmsiv", out ContentCoding siv) && siv == ContentCoding.Aes256GcmSiv, Is.True);
-            Assert.That(ContentEncoding.TryGetCoding("gzip", out _), Is.False);
-            Assert.That(ContentEncoding.TryGetCoding(null, out _), Is.False);
-            Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncoding.GetName((ContentCoding)7));
+            Assert.That(ContentEncryption.GetName(ContentCoding.Aes128Gcm), Is.EqualTo("aes128gcm"));
+            Assert.That(ContentEncryption.GetName(ContentCoding.Aes256GcmSiv), Is.EqualTo("aes256gcmsiv"));
+            Assert.That(ContentEncryption.TryGetCoding("AES128GCM", out ContentCoding gcm) && gcm == ContentCoding.Aes128Gcm, Is.True);
+            Assert.That(ContentEncryption.TryGetCoding("aes256gcmsiv", out ContentCoding siv) && siv == ContentCoding.Aes256GcmSiv, Is.True);
+            Assert.That(ContentEncryption.TryGetCoding("gzip", out _), Is.False);
+            Assert.That(ContentEncryption.TryGetCoding(null, out _), Is.False);
+            Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncryption.GetName((ContentCoding)7));
         });
     }
 
@@ -153,12 +154,12 @@ public class RoundTripTests
     {
         Assert.Multiple(() =>
         {
-            Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncoding.Encrypt([1], Ikm, recordSize: 17));
-            Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncoding.Encrypt([1], Ikm, recordSize: ContentEncoding.MaxRecordSize + 1));
-            Assert.Throws<ArgumentException>(() => ContentEncoding.Encrypt([1], ReadOnlySpan<byte>.Empty));
-            Assert.Throws<ArgumentException>(() => ContentEncoding.Encrypt([1], Ikm, keyId: new byte[256]));
-            Assert.Throws<ArgumentException>(() => ContentEncoding.Encrypt([1], new byte[100], Ikm, salt: new byte[15]));
-            Assert.Throws<ArgumentException>(() => ContentEncoding.Encrypt(new byte[10], new byte[20], Ikm));
+            Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncryption.Encrypt([1], Ikm, recordSize: 17));
+            Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncryption.Encrypt([1], Ikm, recordSize: ContentEncryption.MaxRecordSize + 1));
+            Assert.Throws<ArgumentException>(() => ContentEncryption.Encrypt([1], ReadOnlySpan<byte>.Empty));
+            Assert.Throws<ArgumentException>(() => ContentEncryption.Encrypt([1], Ikm, keyId: new byte[256]));
+            Assert.Throws<ArgumentException>(() => ContentEncryption.Encrypt([1], new byte[100], Ikm, salt: new byte[15]));
+            Assert.Throws<ArgumentException>(() => ContentEncryption.Encrypt(new byte[10], new byte[20], Ikm));
             Assert.Throws<ArgumentOutOfRangeException>(() => new ContentEncryptor(Ikm, (ContentCoding)2));
 
             using var encryptor = new ContentEncryptor(Ikm, recordSize: 20);
@@ -179,7 +180,7 @@ public class RoundTripTests
         stream.Write(new byte[10]);
         stream.Abort();
         Assert.That(stream.CanWrite, Is.False);
-        Assert.Throws<ContentEncodingTruncatedException>(() => ContentEncoding.Decrypt(output.ToArray(), Ikm));
+        Assert.Throws<ContentEncodingTruncatedException>(() => ContentEncryption.Decrypt(output.ToArray(), Ikm));
     }
 
     [Test]
@@ -191,7 +192,7 @@ public class RoundTripTests
         stream.FlushFinalBlock();
         stream.FlushFinalBlock();
         Assert.Throws<InvalidOperationException>(() => stream.WriteByte(4));
-        Assert.That(ContentEncoding.Decrypt(output.ToArray(), Ikm), Is.EqualTo(new byte[] { 1, 2, 3 }));
+        Assert.That(ContentEncryption.Decrypt(output.ToArray(), Ikm), Is.EqualTo(new byte[] { 1, 2, 3 }));
     }
 
     [Test]

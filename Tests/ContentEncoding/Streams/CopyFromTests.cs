@@ -9,6 +9,7 @@ using System.IO;
 using System.Linq;
 using System.Threading.Tasks;
 using Cryptography;
+using Cryptography.ContentEncoding;
 using NUnit.Framework;
 
 namespace Tests.ContentEncodingTests;
@@ -48,8 +49,8 @@ public class CopyFromTests
 
     private static byte[] Expected(byte[] content, ContentCoding coding, int recordSize)
     {
-        byte[] body = new byte[ContentEncoding.GetEncryptedLength(content.Length, recordSize)];
-        int written = ContentEncoding.Encrypt(content, body, Ikm, coding, recordSize, default, Salt);
+        byte[] body = new byte[ContentEncryption.GetEncryptedLength(content.Length, recordSize)];
+        int written = ContentEncryption.Encrypt(content, body, Ikm, coding, recordSize, default, Salt);
         return body[..written];
     }
 
@@ -151,11 +152,11 @@ public class CopyFromTests
         byte[] body = destination.ToArray();
         if (finished)
         {
-            Assert.That(ContentEncoding.Decrypt(body, Ikm, ContentCoding.Aes256GcmSiv).AsSpan().SequenceEqual(content), Is.True, "the resumed body verified but its content differs");
+            Assert.That(ContentEncryption.Decrypt(body, Ikm, ContentCoding.Aes256GcmSiv).AsSpan().SequenceEqual(content), Is.True, "the resumed body verified but its content differs");
         }
         else
         {
-            Assert.Throws<ContentEncodingTruncatedException>(() => ContentEncoding.Decrypt(body, Ikm, ContentCoding.Aes256GcmSiv));
+            Assert.Throws<ContentEncodingTruncatedException>(() => ContentEncryption.Decrypt(body, Ikm, ContentCoding.Aes256GcmSiv));
         }
     }
 

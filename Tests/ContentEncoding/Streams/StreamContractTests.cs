@@ -9,6 +9,7 @@ using System.IO;
 using System.Linq;
 using System.Threading.Tasks;
 using Cryptography;
+using Cryptography.ContentEncoding;
 using NUnit.Framework;
 
 namespace Tests.ContentEncodingTests;
@@ -44,7 +45,7 @@ public class StreamContractTests
     [Test]
     public void TheDecryptingStreamChecksItsArguments()
     {
-        byte[] body = ContentEncoding.Encrypt(Content(10), Ikm);
+        byte[] body = ContentEncryption.Encrypt(Content(10), Ikm);
         ContentKeyProvider keys = KeyProviders.Always(Ikm);
         Assert.That(Assert.Throws<ArgumentNullException>(() => new ContentDecryptingStream(null!, Ikm))!.ParamName, Is.EqualTo("source"));
         Assert.That(Assert.Throws<ArgumentNullException>(() => new ContentDecryptingStream(null!, keys))!.ParamName, Is.EqualTo("source"));
@@ -75,7 +76,7 @@ public class StreamContractTests
     public void ReadByteReturnsEachByteThenMinusOne()
     {
         byte[] content = Content(40);
-        using var stream = new ContentDecryptingStream(new MemoryStream(ContentEncoding.Encrypt(content, Ikm, recordSize: 25)), Ikm);
+        using var stream = new ContentDecryptingStream(new MemoryStream(ContentEncryption.Encrypt(content, Ikm, recordSize: 25)), Ikm);
         byte[] read = new byte[content.Length];
         for (int i = 0; i < read.Length; i++)
         {
@@ -97,7 +98,7 @@ public class StreamContractTests
     public void CopyToWritesTheWholeContent(int length, int recordSize, int bufferSize)
     {
         byte[] content = Content(length);
-        using var stream = new ContentDecryptingStream(new MemoryStream(ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, recordSize)), Ikm, ContentCoding.Aes256GcmSiv) { MaxDegreeOfParallelism = 2 };
+        using var stream = new ContentDecryptingStream(new MemoryStream(ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, recordSize)), Ikm, ContentCoding.Aes256GcmSiv) { MaxDegreeOfParallelism = 2 };
         var output = new MemoryStream();
         stream.CopyTo(output, bufferSize);
         Assert.That(output.ToArray(), Is.EqualTo(content));
@@ -141,7 +142,7 @@ public class StreamContractTests
     public async Task CopyToAsyncWritesTheWholeContentAndLeavesNoPlaintextInItsBuffers(int length, int recordSize, int bufferSize, int threads)
     {
         byte[] content = Content(length);
-        byte[] body = ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, recordSize);
+        byte[] body = ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, recordSize);
         var output = new BufferWatchingStream();
         await using (var stream = new ContentDecryptingStream(new MemoryStream(body), Ikm, ContentCoding.Aes256GcmSiv) { MaxDegreeOfParallelism = threads })
         {
@@ -162,7 +163,7 @@ public class StreamContractTests
     [Test]
     public async Task DisposeAsyncDoesNotBlockWhileTheBackgroundReaderIsStuck()
     {
-        byte[] body = ContentEncoding.Encrypt(Content(4 << 20), Ikm, ContentCoding.Aes256GcmSiv, 4096);
+        byte[] body = ContentEncryption.Encrypt(Content(4 << 20), Ikm, ContentCoding.Aes256GcmSiv, 4096);
         var source = new StallingSource(body.AsSpan(0, 3 << 20).ToArray());
         var stream = new ContentDecryptingStream(source, Ikm, ContentCoding.Aes256GcmSiv) { MaxDegreeOfParallelism = 2 };
         byte[] buffer = new byte[1 << 16];
@@ -263,7 +264,7 @@ public class StreamContractTests
     {
         const int RecordSize = 4096;
         byte[] content = Content(length);
-        byte[] body = ContentEncoding.Encrypt(content, Ikm, recordSize: RecordSize);
+        byte[] body = ContentEncryption.Encrypt(content, Ikm, recordSize: RecordSize);
         body[21 + damaged * RecordSize + 5] ^= 1;
 
         using var stream = new ContentDecryptingStream(new MemoryStream(body), Ikm) { MaxDegreeOfParallelism = 2 };
@@ -293,7 +294,7 @@ public class StreamContractTests
         }
 
         Assert.That(open.CanWrite, Is.True);
-        Assert.That(ContentEncoding.Decrypt(open.ToArray(), Ikm), Is.EqualTo(Content(10)));
+        Assert.That(ContentEncryption.Decrypt(open.ToArray(), Ikm), Is.EqualTo(Content(10)));
 
         var closedAsync = new MemoryStream();
         await using (var stream = new ContentEncryptingStream(closedAsync, Ikm))
@@ -326,7 +327,7 @@ public class StreamContractTests
         long length = output.Length;
         stream.Dispose();
         Assert.That(output.Length, Is.EqualTo(length), "a second Dispose writes nothing");
-        Assert.That(ContentEncoding.Decrypt(output.ToArray(), Ikm), Is.EqualTo(Content(10)));
+        Assert.That(ContentEncryption.Decrypt(output.ToArray(), Ikm), Is.EqualTo(Content(10)));
     }
 
     [Test]
@@ -339,7 +340,7 @@ public class StreamContractTests
         await stream.DisposeAsync();
         Assert.That(nonceBase.All(b => b == 0), Is.True, "the nonce base is wiped");
         Assert.That(Internals.Record(stream), Is.Null);
-        Assert.That(ContentEncoding.Decrypt(output.ToArray(), Ikm), Is.EqualTo(Content(10)));
+        Assert.That(ContentEncryption.Decrypt(output.ToArray(), Ikm), Is.EqualTo(Content(10)));
     }
 
     // Finished is not disposed: the keys stay until Dispose, and the stream refuses data but can be flushed.
@@ -361,7 +362,7 @@ public class StreamContractTests
         Assert.That(async () => await stream.WriteAsync(Content(1)), Throws.InvalidOperationException);
         stream.FlushFinalBlock();
         Assert.That(output.Flushes, Is.EqualTo(3), "a second FlushFinalBlock does nothing");
-        Assert.That(ContentEncoding.Decrypt(output.ToArray(), Ikm), Is.EqualTo(Content(10)));
+        Assert.That(ContentEncryption.Decrypt(output.ToArray(), Ikm), Is.EqualTo(Content(10)));
     }
 
     // Abort leaves the body without its last record, so a receiver rejects it as truncated.
@@ -374,14 +375,14 @@ public class StreamContractTests
         stream.Abort();
         Assert.That(stream.CanWrite, Is.False);
         Assert.Throws<ObjectDisposedException>(() => stream.Write(Content(1)));
-        Assert.Throws<ContentEncodingTruncatedException>(() => ContentEncoding.Decrypt(output.ToArray(), Ikm));
+        Assert.Throws<ContentEncodingTruncatedException>(() => ContentEncryption.Decrypt(output.ToArray(), Ikm));
     }
 
     [TestCase(false)]
     [TestCase(true)]
     public void DisposingTheDecryptingStreamWipesItsKeysAndClosesTheSourceUnlessLeftOpen(bool leaveOpen)
     {
-        var source = new MemoryStream(ContentEncoding.Encrypt(Content(100), Ikm, recordSize: 50));
+        var source = new MemoryStream(ContentEncryption.Encrypt(Content(100), Ikm, recordSize: 50));
         var unread = new ContentDecryptingStream(new MemoryStream(), Ikm);
         byte[] ikmCopy = Internals.InputKeyingMaterial(unread)!;
         unread.Dispose();
@@ -408,7 +409,7 @@ public class StreamContractTests
     [Test]
     public void TheDecryptingStreamWipesItsCopyOfTheKeyingMaterialOnceTheKeysAreDerived()
     {
-        var stream = new ContentDecryptingStream(new MemoryStream(ContentEncoding.Encrypt(Content(100), Ikm, recordSize: 50)), Ikm);
+        var stream = new ContentDecryptingStream(new MemoryStream(ContentEncryption.Encrypt(Content(100), Ikm, recordSize: 50)), Ikm);
         byte[] ikmCopy = Internals.InputKeyingMaterial(stream)!;
         Assert.That(ikmCopy, Is.EqualTo(Ikm));
         Assert.That(stream.Read(new byte[1]), Is.EqualTo(1));
@@ -422,7 +423,7 @@ public class StreamContractTests
     [TestCase(true)]
     public async Task AFailedRecordLeavesTheBufferWiped(bool async)
     {
-        byte[] body = ContentEncoding.Encrypt(Content(200), Ikm, recordSize: 50);
+        byte[] body = ContentEncryption.Encrypt(Content(200), Ikm, recordSize: 50);
         body[21 + 50 + 3] ^= 1;
         using var stream = new ContentDecryptingStream(new MemoryStream(body), Ikm);
         byte[] one = new byte[1];

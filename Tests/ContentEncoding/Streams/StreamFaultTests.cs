@@ -11,6 +11,7 @@ using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
 using Cryptography;
+using Cryptography.ContentEncoding;
 using NUnit.Framework;
 
 namespace Tests.ContentEncodingTests;
@@ -41,7 +42,7 @@ public class StreamFaultTests
     private static (byte[] Content, byte[] Body) Sample()
     {
         byte[] content = Enumerable.Range(0, ContentLength).Select(i => (byte)(i * 7 + 3)).ToArray();
-        return (content, ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes128Gcm, RecordSize));
+        return (content, ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes128Gcm, RecordSize));
     }
 
     /// <summary>
@@ -108,7 +109,7 @@ public class StreamFaultTests
     {
         const int Streams = 20;
         byte[] prefix = new byte[ContentEncodingHeader.FixedLength + 1];
-        System.Buffers.Binary.BinaryPrimitives.WriteUInt32BigEndian(prefix.AsSpan(16), (uint)ContentEncoding.MaxRecordSize);
+        System.Buffers.Binary.BinaryPrimitives.WriteUInt32BigEndian(prefix.AsSpan(16), (uint)ContentEncryption.MaxRecordSize);
         var stalled = new List<(ContentDecryptingStream Stream, Task<int> Read, StallingSource Source)>();
         long before = GC.GetTotalMemory(forceFullCollection: true);
         for (int i = 0; i < Streams; i++)
@@ -136,11 +137,11 @@ public class StreamFaultTests
     [TestCase(65536, 1000, false)]
     [TestCase(65536, 1000, true)]
     [TestCase(1 << 20, 65536, false)]
-    [TestCase(ContentEncoding.MaxRecordSize, 1 << 20, true)]
+    [TestCase(ContentEncryption.MaxRecordSize, 1 << 20, true)]
     public async Task LargeRecordsDecodeFromSmallSourceReads(int recordSize, int chunk, bool isAsync)
     {
         byte[] content = Enumerable.Range(0, 3 * recordSize + 12345).Select(i => (byte)(i * 13)).ToArray();
-        byte[] body = ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, recordSize);
+        byte[] body = ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, recordSize);
         using var stream = new ContentDecryptingStream(new FlakySource(body, chunk), Ikm, ContentCoding.Aes256GcmSiv);
         byte[] decoded = isAsync ? await Decoders.ReadAllAsync(stream, 50000) : Decoders.ReadAll(stream, 50000);
         Assert.That(decoded.SequenceEqual(content), Is.True);
@@ -156,7 +157,7 @@ public class StreamFaultTests
     {
         const int RecordSizeForTest = 4 << 20;
         byte[] content = Enumerable.Range(0, (6 << 20) + 7).Select(i => (byte)(i * 7)).ToArray();
-        byte[] body = ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, RecordSizeForTest);
+        byte[] body = ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, RecordSizeForTest);
         using (var decrypting = new ContentDecryptingStream(new MemoryStream(body), Ikm, ContentCoding.Aes256GcmSiv))
         {
             byte[] first = new byte[10];
@@ -186,7 +187,7 @@ public class StreamFaultTests
     {
         const int RecordSizeForTest = 5000;   // an odd size, so the buffer is likely fresh
         byte[] content = new byte[3 * RecordSizeForTest];
-        byte[] body = ContentEncoding.Encrypt(content, Ikm, ContentCoding.Aes128Gcm, RecordSizeForTest);
+        byte[] body = ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes128Gcm, RecordSizeForTest);
         var garbage = new List<byte[]>();
         for (int i = 0; i < 1000; i++)
         {

@@ -8,6 +8,7 @@ using System.Collections.Generic;
 using System.IO;
 using System.Threading.Tasks;
 using Cryptography;
+using Cryptography.ContentEncoding;
 
 namespace Tests.ContentEncodingTests;
 
@@ -25,17 +26,17 @@ internal static class Decoders
 {
     public static IEnumerable<DecodePath> All => Enum.GetValues<DecodePath>();
 
-    public static byte[] Decode(DecodePath path, byte[] body, byte[] ikm, ContentCoding coding, List<byte>? released = null, int maxRecordSize = ContentEncoding.MaxRecordSize)
+    public static byte[] Decode(DecodePath path, byte[] body, byte[] ikm, ContentCoding coding, List<byte>? released = null, int maxRecordSize = ContentEncryption.MaxRecordSize)
     {
         switch (path)
         {
             case DecodePath.OneShotArray:
-                return ContentEncoding.Decrypt(body, ikm, coding, maxRecordSize);
+                return ContentEncryption.Decrypt(body, ikm, coding, maxRecordSize);
             case DecodePath.OneShotSpan:
                 byte[] destination = new byte[Math.Max(0, body.Length)];
                 try
                 {
-                    int length = ContentEncoding.Decrypt(body, destination, ikm, coding, maxRecordSize);
+                    int length = ContentEncryption.Decrypt(body, destination, ikm, coding, maxRecordSize);
                     return destination.AsSpan(0, length).ToArray();
                 }
                 catch

@@ -5,6 +5,7 @@
 using System.Collections.Concurrent;
 using System.Runtime.CompilerServices;
 using Cryptography;
+using Cryptography.ContentEncoding;
 using Cryptography.Internal;
 
 namespace Tests.ContentEncodingTests;

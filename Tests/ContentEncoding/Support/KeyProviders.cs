@@ -3,6 +3,7 @@
 
 using System;
 using Cryptography;
+using Cryptography.ContentEncoding;
 
 namespace Tests.ContentEncodingTests;
 

@@ -7,7 +7,7 @@ using System.Globalization;
 using System.Security.Cryptography;
 using Cryptography.Internal;
 
-namespace Cryptography;
+namespace Cryptography.ContentEncoding;
 
 /// <summary>
 /// Writes the input keying material for a key id found in a body's header into
@@ -16,7 +16,7 @@ namespace Cryptography;
 /// </summary>
 /// <param name="keyId">The header's key id (possibly empty).</param>
 /// <param name="coding">The coding the body is being decoded with.</param>
-/// <param name="destination">Receives the keying material: room for <see cref="ContentEncoding.MaxKeyingMaterialSize"/> bytes.</param>
+/// <param name="destination">Receives the keying material: room for <see cref="ContentEncryption.MaxKeyingMaterialSize"/> bytes.</param>
 /// <param name="bytesWritten">The keying material's length (at least 1).</param>
 /// <returns><see langword="true"/> when the key id is known; <see langword="false"/> when it is not
 /// (a <see cref="ContentEncodingHeaderException"/> naming the key id follows).</returns>
@@ -33,7 +33,7 @@ public delegate bool ContentKeyProvider(ReadOnlySpan<byte> keyId, ContentCoding 
 /// the last, bad padding, record sizes below 18 or above the decoder's limit (<see cref="MaxRecordSize"/>,
 /// 16 MiB, by default) and short headers, with a <see cref="ContentEncodingException"/>.
 /// </remarks>
-public static class ContentEncoding
+public static class ContentEncryption
 {
     /// <summary>The HTTP <c>Content-Encoding</c> name of <see cref="ContentCoding.Aes128Gcm"/>: <c>aes128gcm</c>.</summary>
     public const string Aes128GcmName = "aes128gcm";
