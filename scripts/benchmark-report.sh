@@ -15,6 +15,9 @@
 #   x64-aot-native       the same with IlcInstructionSet=native: compiled for this CPU's
 #                        instruction sets (a file that may not run on an older CPU)
 #   arm64-jit            linux-arm64 JIT, run on an ARM64 machine (not emulated: qemu times mean nothing)
+#   browser              Chromium, Blazor WebAssembly: scripts/browser-benchmark.sh (Browser/), its AES-256
+#                        cells in the same columns (peers: BouncyCastle in the same app, @noble/ciphers,
+#                        WebCrypto AES-GCM, the browser's native code for another algorithm)
 #   x64                  the five x64 reports above, one after the other
 #   compare              only redraw the comparison page and chart from the reports present
 # --quick measures fewer and shorter samples (a smoke run; the page says so).
@@ -31,7 +34,7 @@ platform=${1:-}
 quick=
 [ "${2:-}" = "--quick" ] && quick=1
 case "$platform" in
-  x64-jit-vpclmulqdq|x64-jit-pclmulqdq|x64-jit-portable|x64-aot|x64-aot-native|arm64-jit|x64|compare) ;;
+  x64-jit-vpclmulqdq|x64-jit-pclmulqdq|x64-jit-portable|x64-aot|x64-aot-native|arm64-jit|browser|x64|compare) ;;
   *) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
 
@@ -62,7 +65,7 @@ case "$platform" in
   arm64-*) [ "$arch" = aarch64 ] || { echo "benchmark-report: $platform needs an aarch64 machine (this is $arch); under qemu only correctness means anything (.ci/arm64)" >&2; exit 1; } ;;
 esac
 
-if [ "$(id -u)" -eq 0 ]; then
+if [ "$(id -u)" -eq 0 ] && [ "$platform" != browser ]; then
   bash scripts/benchmark-peers.sh || echo "benchmark-report: BoringSSL could not be installed; its rows are left out" >&2
 fi
 
@@ -77,6 +80,32 @@ case "$platform" in
   x64-jit-portable) knob=DOTNET_EnableAES=0 ;;
 esac
 
+if [ "$platform" = browser ]; then
+  # The browser runner's own report (Browser/benchmark-report.md) is written too; its AES-256 cells
+  # become this report's rows, the same columns as BenchmarkReport's.
+  mkdir -p "$work/run"
+  bash scripts/browser-benchmark.sh "$work/browser/report.md" "$([ -n "$quick" ] && echo 3 || echo 9)"
+  /usr/bin/python3 - "$work/browser/report.json" "$work/run" << 'PY'
+import json, sys
+data = json.load(open(sys.argv[1]))
+names = {"AesGcmSiv": f"AesGcmSiv ({data['activeBackend']})", "AesGcmSiv/Portable": "AesGcmSiv (Portable)",
+         "BouncyCastle": "BouncyCastle", "noble": "@noble/ciphers", "webcrypto": "WebCrypto AES-GCM"}
+with open(f"{sys.argv[2]}/results.csv", "w") as out:
+    out.write("operation,size,implementation,ns_per_op,gb_per_s,min_ns,max_ns\n")
+    for cell in data["cells"]:
+        if cell["keyBits"] != 256:
+            continue
+        ns = cell["medianNs"]
+        out.write(f"{cell['operation'].capitalize()},{cell['size']},{names.get(cell['implementation'], cell['implementation'])},"
+                  f"{ns:.1f},{cell['size'] / ns:.3f},{min(cell['samplesNs']):.1f},{max(cell['samplesNs']):.1f}\n")
+with open(f"{sys.argv[2]}/runtime.txt", "w") as out:
+    out.write(f"runtime: {data['runtime']} (Blazor WebAssembly: interpreter and jiterpreter, {data['browser']})\n")
+    out.write(f"os: {data['os']} ({data['architecture']}); Vector128 accelerated: {data['vector128Accelerated']}, PackedSimd: {data['packedSimd']}\n")
+    out.write(f"aesgcmsiv_backend: {data['activeBackend']}\n")
+    out.write(f"bouncycastle: BouncyCastle.Cryptography {data['bouncyCastleVersion']} (GcmSivBlockCipher, same app)\n")
+    out.write(f"peers: {data['peers']}\n")
+PY
+else
 if [ "$platform" = x64-aot ] || [ "$platform" = x64-aot-native ]; then
   ilc=()
   [ "$platform" = x64-aot-native ] && { ilc=(-p:IlcInstructionSet=native); knob="IlcInstructionSet=native (publish property)"; }
@@ -95,6 +124,7 @@ case "$knob" in
   DOTNET_*) env "$knob" "${command[@]}" "${runner_args[@]}" ;;
   *) "${command[@]}" "${runner_args[@]}" ;;
 esac
+fi
 
 # What the runner cannot see from inside: the CPU, the OS release, the native peers' packages,
 # the commit.
@@ -109,9 +139,10 @@ flags=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'aes|pclmulqdq|
   echo "openssl: $(openssl version 2>/dev/null || dpkg-query -W -f='libssl3 ${Version}' libssl3 2>/dev/null || echo unknown)"
   echo "boringssl_package: $(dpkg-query -W -f='android-libboringssl ${Version}' android-libboringssl 2>/dev/null || echo 'not installed')"
   echo "sdk: $(dotnet --version)"
+  [ "$platform" = browser ] && echo "mode: $([ -n "$quick" ] && echo 'quick (3 interleaved rounds)' || echo 'standard (9 interleaved rounds, medians)')"
   echo "commit: $(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- . ':!docs/reports' || echo ' (with uncommitted changes)')"
   echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
-  echo "mode: $([ -n "$quick" ] && echo 'quick (5 samples of 30 ms per case)' || echo 'standard (9 samples of 60 ms per case)')"
+  [ "$platform" = browser ] || echo "mode: $([ -n "$quick" ] && echo 'quick (5 samples of 30 ms per case)' || echo 'standard (9 samples of 60 ms per case)')"
 } >> "$work/run/runtime.txt"
 
 rm -rf "$out"

@@ -116,6 +116,7 @@ def platform_page(folder):
         ("boringssl_package", "BoringSSL package"),
         ("libsodium", "libsodium"),
         ("bouncycastle", "BouncyCastle"),
+        ("peers", "Peers"),
         ("mode", "Run length"),
         ("commit", "Commit"),
     ]:
@@ -125,7 +126,9 @@ def platform_page(folder):
     lines += [
         "",
         "AES-256 keys, 12-byte nonces, no associated data. Each figure is the median of the run's "
-        "samples (a Stopwatch over a batch of calls, `BenchmarkReport/Program.cs`). *vs best peer* "
+        "samples (a Stopwatch over a batch of calls, "
+        + ("the `/bench` page of `Browser/BrowserHost`, interleaved rounds" if name == "browser" else "`BenchmarkReport/Program.cs`")
+        + "). *vs best peer* "
         "is the row's time over the fastest peer's time at the same operation and size in this run: "
         "below 1 is faster than every peer.",
         "",
