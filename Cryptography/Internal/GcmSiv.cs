@@ -170,7 +170,7 @@ internal static class GcmSiv<TAes, TPolyval>
 
             Span<byte> computedTag = scratch.Slice(TagOffset, BlockSize);
             ComputeTag(in messageEncryptionKey, rounds, nonceCopy, accumulator, computedTag);
-            if (!CryptographicOperations.FixedTimeEquals(computedTag, receivedTag))
+            if (!TagComparison.Equal(computedTag, receivedTag))
             {
                 CryptographicOperations.ZeroMemory(plaintext);
                 return false;
