@@ -35,6 +35,11 @@ public static class Program
             return StreamThroughput.Run(args);
         }
 
+        if (args.Contains("--decrypt-loop-ab"))
+        {
+            return DecryptLoopAb.Run(args);
+        }
+
         if (args.Contains("--profile-loop"))
         {
             return ProfileLoop.Run(args);
