@@ -6,6 +6,7 @@
 //   dotnet run -c Release --project Benchmarks -- --clock                   the core clock, for cycles per byte
 //   dotnet run -c Release --project Benchmarks -- --filter '*Decrypt*' --sizes 64,1350   only those sizes
 //   dotnet run -c Release --project Benchmarks -- --decrypt-loop-ab         decryption's two loops, interleaved
+//   dotnet run -c Release --project Benchmarks -- --vs-boringssl            against BoringSSL, interleaved
 //   dotnet run -c Release --project Benchmarks -- --stream-throughput       the record layer in memory, for
 //                                                                           scripts/measure-tool.sh (StreamThroughput.cs)
 //   dotnet run -c Release --project Benchmarks -- --profile-loop            one message size in a loop, to run
@@ -35,6 +36,11 @@ public static class Program
         if (args.Contains("--stream-throughput"))
         {
             return StreamThroughput.Run(args);
+        }
+
+        if (args.Contains("--vs-boringssl"))
+        {
+            return VsBoringSsl.Run(args);
         }
 
         if (args.Contains("--decrypt-loop-ab"))
