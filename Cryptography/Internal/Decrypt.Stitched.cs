@@ -37,6 +37,15 @@ internal readonly struct StitchedDecrypt<TIsa, TClmul> : IDecryptLoop
 {
     private const int Group = 128;
 
+    /// <summary>
+    /// The loop multiplies by H^8..H^1 only, and what it leaves (under 8 blocks, the partial block
+    /// and the length block) needs no more: 8 powers (Init's count for 8 to 15 blocks), not the 16
+    /// it makes from 16 blocks on. Associated data of 16 blocks or more then goes 8 blocks per
+    /// reduction instead of 16. Measured with --decrypt-loop-ab (AVX2 off, interleaved medians): the
+    /// stitched loop went from 0.90-0.93 to 0.83-0.84 of two passes' time at 1024 and 1350 bytes.
+    /// </summary>
+    public static int PolyvalBlocks(int blocks) => Math.Min(blocks, 15);
+
     [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     public static int Run(in AesKeySchedule schedule, int rounds, Span<byte> counterBlock, in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> ciphertext, Span<byte> plaintext)
     {

@@ -12,6 +12,14 @@ namespace Cryptography.Internal;
 internal interface IDecryptLoop
 {
     /// <summary>
+    /// How many blocks to prepare POLYVAL's key for (IPolyval.Init's blockCount) when the longer of the
+    /// associated data and the ciphertext has <paramref name="blocks"/>: a loop that multiplies by
+    /// fewer powers of H than Init would make for that many blocks says so here, so that a message
+    /// does not compute (and wipe) powers nothing reads.
+    /// </summary>
+    static abstract int PolyvalBlocks(int blocks);
+
+    /// <summary>
     /// Decrypts a prefix of <paramref name="ciphertext"/> into <paramref name="plaintext"/> (CTR32
     /// from <paramref name="counterBlock"/>) and absorbs that prefix of the plaintext into
     /// <paramref name="accumulator"/> (POLYVAL under <paramref name="key"/>). Returns the prefix's
@@ -40,6 +48,9 @@ internal readonly struct TwoPassDecrypt<TAes, TPolyval> : IDecryptLoop
 {
     // Whole 16-block POLYVAL groups.
     private const int Chunk = 8192;
+
+    /// <summary>Two passes use the widest groups Init can make.</summary>
+    public static int PolyvalBlocks(int blocks) => blocks;
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static int Run(in AesKeySchedule schedule, int rounds, Span<byte> counterBlock, in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> ciphertext, Span<byte> plaintext)

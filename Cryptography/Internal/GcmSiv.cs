@@ -131,7 +131,7 @@ internal static class GcmSiv<TAes, TPolyval>
     {
         // Written before use and wiped in finally; zero-filling it first would be wasted work.
         Unsafe.SkipInit(out MessageState state);
-        int polyvalBlocks = Math.Max(associatedData.Length, ciphertext.Length) / BlockSize;
+        int polyvalBlocks = TDecryptLoop.PolyvalBlocks(Math.Max(associatedData.Length, ciphertext.Length) / BlockSize);
         try
         {
             Span<byte> scratch = state.Scratch;
