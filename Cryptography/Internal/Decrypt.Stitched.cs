@@ -8,9 +8,10 @@
 //
 // The 128-bit AesNiPclmulqdq backend uses this loop (its line in Backends.Widest): measured against
 // the two passes of TwoPassDecrypt in one process, interleaved (Benchmarks --decrypt-loop-ab), it
-// took 0.75-0.92 of their time from 1 KiB up with 128-bit POLYVAL; with 256-bit POLYVAL
-// (AesNiVpclmulqdq) it took 1.05-1.2 of theirs, so that backend keeps two passes (as ae8fa0f
-// found). docs/benchmarks.md has the tables.
+// took 0.73-0.85 of their time from 256 B up with 128-bit POLYVAL; with 256-bit POLYVAL
+// (AesNiVpclmulqdq) it took 1.00-1.14 of theirs, so that backend keeps two passes (as ae8fa0f
+// found). docs/benchmarks.md has the table. Its only stack slot is the constant counter step: with
+// 16 vector registers (DOTNET_EnableAVX2=0) nothing secret is spilled.
 // It is written over the shared AES-round and carry-less-multiply contracts, with no intrinsics of
 // its own, but ARM64 keeps two passes until it is measured on ARM64 hardware.
 //
