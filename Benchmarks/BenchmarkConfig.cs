@@ -47,6 +47,12 @@ internal static class BenchmarkConfig
     public static IConfig Quick(bool withJob = true) => Common(withJob ? QuickJob : null)
         .AddFilter(new SimpleFilter(IsQuickCase));
 
+    /// <summary>The config, keeping only cases whose Size is in <paramref name="sizes"/> (all when null).</summary>
+    public static IConfig WithSizes(IConfig config, int[]? sizes) => sizes is null
+        ? config
+        : ManualConfig.Create(config).AddFilter(new SimpleFilter(benchmark =>
+            Requirements.Parameter(benchmark, "Size") is not { } size || sizes.Contains(size)));
+
     private static Job FullJob =>
         Job.Default
             .WithId("Full")

@@ -4,6 +4,9 @@
 //   dotnet run -c Release --project Benchmarks -- --filter '*'              the full suite
 //   dotnet run -c Release --project Benchmarks -- --quick                   a short subset, ~2 minutes
 //   dotnet run -c Release --project Benchmarks -- --clock                   the core clock, for cycles per byte
+//   dotnet run -c Release --project Benchmarks -- --filter '*Decrypt*' --sizes 64,1350   only those sizes
+//   dotnet run -c Release --project Benchmarks -- --decrypt-loop-ab         decryption's two loops, interleaved
+//   dotnet run -c Release --project Benchmarks -- --vs-boringssl            against BoringSSL, interleaved
 //   dotnet run -c Release --project Benchmarks -- --stream-throughput       the record layer in memory, for
 //                                                                           scripts/measure-tool.sh (StreamThroughput.cs)
 //   dotnet run -c Release --project Benchmarks -- --profile-loop            one message size in a loop, to run
@@ -35,6 +38,16 @@ public static class Program
             return StreamThroughput.Run(args);
         }
 
+        if (args.Contains("--vs-boringssl"))
+        {
+            return VsBoringSsl.Run(args);
+        }
+
+        if (args.Contains("--decrypt-loop-ab"))
+        {
+            return DecryptLoopAb.Run(args);
+        }
+
         if (args.Contains("--profile-loop"))
         {
             return ProfileLoop.Run(args);
@@ -48,6 +61,17 @@ public static class Program
 
         bool quick = args.Contains("--quick");
         string[] switcherArgs = [.. args.Where(arg => arg != "--quick")];
+
+        // --sizes 64,1350: only the cases whose Size is one of these (cases without a Size stay), so a
+        // run of the goal tables' sizes need not run every size of every class.
+        int sizesAt = Array.IndexOf(switcherArgs, "--sizes");
+        int[]? sizes = null;
+        if (sizesAt >= 0 && sizesAt + 1 < switcherArgs.Length)
+        {
+            sizes = [.. switcherArgs[sizesAt + 1].Split(',').Select(size => int.Parse(size, CultureInfo.InvariantCulture))];
+            switcherArgs = [.. switcherArgs.Take(sizesAt), .. switcherArgs.Skip(sizesAt + 2)];
+        }
+
         if (quick && !switcherArgs.Contains("--filter"))
         {
             switcherArgs = [.. switcherArgs, "--filter", .. BenchmarkConfig.QuickClasses.Select(name => $"*.{name}.*")];
@@ -64,7 +88,7 @@ public static class Program
 
         bool jobGiven = switcherArgs.Any(arg => arg is "--job" or "-j" || arg.StartsWith("--job=", StringComparison.Ordinal));
         Summary[] summaries = [.. BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly)
-            .Run(switcherArgs, quick ? BenchmarkConfig.Quick(withJob: !jobGiven) : BenchmarkConfig.Full(withJob: !jobGiven))];
+            .Run(switcherArgs, BenchmarkConfig.WithSizes(quick ? BenchmarkConfig.Quick(withJob: !jobGiven) : BenchmarkConfig.Full(withJob: !jobGiven), sizes))];
         if (quick)
         {
             QuickTable.Write(summaries, Console.Out);

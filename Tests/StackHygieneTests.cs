@@ -24,7 +24,7 @@ namespace Tests;
 [TestFixture]
 public class StackHygieneTests
 {
-    private const int ProbeBytes = 16 * 1024;
+    internal const int ProbeBytes = 16 * 1024;
 
     /// <summary>
     /// Every method the tests run, run well past tiered compilation's call-count threshold, then
@@ -215,7 +215,7 @@ public class StackHygieneTests
 
     /// <summary>One call, then the probe, from one fully optimised frame, so no runtime stub runs in between.</summary>
     [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
-    private static void CallThenProbe(AesGcmSiv aead, bool decrypt, byte[] nonce, byte[] plaintext, byte[] ciphertext, byte[] tag, byte[] opened, byte[] probe)
+    internal static void CallThenProbe(AesGcmSiv aead, bool decrypt, byte[] nonce, byte[] plaintext, byte[] ciphertext, byte[] tag, byte[] opened, byte[] probe)
     {
         if (decrypt)
         {
@@ -231,7 +231,7 @@ public class StackHygieneTests
 
     /// <summary>Overwrites the stack region the probe reads, so only the next call's leftovers are found.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static void Burn()
+    internal static void Burn()
     {
         Span<byte> scratch = stackalloc byte[ProbeBytes + 4096]; // zeroed: no SkipLocalsInit here
         GC.KeepAlive(scratch.Length);
@@ -245,7 +245,7 @@ public class StackHygieneTests
     /// the "H after a decryption" seen only in full runs; it was the probe's doing, not the library's.
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
-    private static void ReadStackBelow(byte[] probe)
+    internal static void ReadStackBelow(byte[] probe)
     {
         byte marker = 0;
         ref byte top = ref marker;

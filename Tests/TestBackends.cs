@@ -4,6 +4,7 @@
 
 using System;
 using System.Linq;
+using System.Runtime.InteropServices;
 using Cryptography;
 using Cryptography.Internal;
 
@@ -40,6 +41,14 @@ internal abstract class Primitives
 
     /// <summary>The RFC's record-authentication key and record-encryption key for (key, nonce).</summary>
     public abstract (byte[] Authentication, byte[] Encryption) DeriveKeys(byte[] key, byte[] nonce);
+
+    /// <summary>
+    /// What a message of <paramref name="blockCount"/> POLYVAL blocks stores in its per-message state,
+    /// as this backend lays it out: every 16-byte entry of the POLYVAL key table that Init writes
+    /// (H, the powers of H it computes, their Karatsuba halves) and of the expanded message-encryption
+    /// key, each named by its offset. What the per-message wipe must cover.
+    /// </summary>
+    public abstract (string Name, byte[] Value)[] MessageState(byte[] authenticationKey, byte[] encryptionKey, int blockCount);
 }
 
 internal sealed class Primitives<TAes, TPolyval> : Primitives
@@ -85,4 +94,23 @@ internal sealed class Primitives<TAes, TPolyval> : Primitives
         int encryptionKeyLength = GcmSiv<TAes, TPolyval>.DeriveKeyMaterial(in schedule, Rounds(key), nonce, derived);
         return (derived[..16], derived[16..(16 + encryptionKeyLength)]);
     }
+
+    public override (string Name, byte[] Value)[] MessageState(byte[] authenticationKey, byte[] encryptionKey, int blockCount)
+    {
+        PolyvalKey polyvalKey = default;
+        TPolyval.Init(authenticationKey, blockCount, ref polyvalKey);
+        AesKeySchedule schedule = default;
+        TAes.ExpandKey(encryptionKey, ref schedule);
+        byte[] table = MemoryMarshal.AsBytes((Span<ulong>)polyvalKey).ToArray();
+        byte[] roundKeys = MemoryMarshal.AsBytes((Span<ulong>)schedule)[..TAes.ScheduleBytes(Rounds(encryptionKey))].ToArray();
+        return [.. Entries("POLYVAL key table", table), .. Entries("message-encryption key schedule", roundKeys)];
+    }
+
+    // The 16-byte entries that look like key material: a zero entry or a small count (how many powers
+    // were computed) is no secret, and would match anywhere on a stack.
+    private static (string Name, byte[] Value)[] Entries(string what, byte[] bytes) =>
+        Enumerable.Range(0, bytes.Length / 16)
+            .Select(i => ($"{what} bytes {i * 16}..{(i * 16) + 15}", bytes[(i * 16)..((i + 1) * 16)]))
+            .Where(entry => entry.Item2.Distinct().Count() >= 8)
+            .ToArray();
 }

@@ -30,10 +30,16 @@ internal abstract class Backend
     public abstract bool Decrypt(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData);
 }
 
-/// <summary>The implementation built from one AES and one POLYVAL; the JIT specialises GcmSiv for each pair.</summary>
-internal sealed class Backend<TAes, TPolyval>(AesGcmSivBackend id) : Backend
+/// <summary>The implementation built from one AES and one POLYVAL, decrypting in two passes; the JIT specialises GcmSiv for each pair.</summary>
+internal sealed class Backend<TAes, TPolyval>(AesGcmSivBackend id) : Backend<TAes, TPolyval, TwoPassDecrypt<TAes, TPolyval>>(id)
+    where TAes : IAes
+    where TPolyval : IPolyval;
+
+/// <summary>The implementation built from one AES, one POLYVAL and the way decryption schedules the two (IDecryptLoop).</summary>
+internal class Backend<TAes, TPolyval, TDecryptLoop>(AesGcmSivBackend id) : Backend
     where TAes : IAes
     where TPolyval : IPolyval
+    where TDecryptLoop : IDecryptLoop
 {
     public override AesGcmSivBackend Id => id;
 
@@ -51,7 +57,7 @@ internal sealed class Backend<TAes, TPolyval>(AesGcmSivBackend id) : Backend
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public override bool Decrypt(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData) =>
-        GcmSiv<TAes, TPolyval>.Decrypt(in schedule, rounds, nonce, ciphertext, tag, plaintext, associatedData);
+        GcmSiv<TAes, TPolyval>.Decrypt<TDecryptLoop>(in schedule, rounds, nonce, ciphertext, tag, plaintext, associatedData);
 }
 
 internal static class Backends
@@ -60,7 +66,7 @@ internal static class Backends
     private static readonly Backend[] Widest =
     [
         new Backend<AesVector<AesNi>, PolyvalVpclmulqdq>(AesGcmSivBackend.AesNiVpclmulqdq),
-        new Backend<AesVector<AesNi>, PolyvalClmul<Pclmul>>(AesGcmSivBackend.AesNiPclmulqdq),
+        new Backend<AesVector<AesNi>, PolyvalClmul<Pclmul>, StitchedDecrypt<AesNi, Pclmul>>(AesGcmSivBackend.AesNiPclmulqdq),
         new Backend<AesVector<AesArm64>, PolyvalClmul<Pmull>>(AesGcmSivBackend.Arm64),
         new Backend<AesPortable, PolyvalPortable>(AesGcmSivBackend.Portable),
         // Browser only (its IsSupported); after Portable so Choose never reaches it: Active picks it there.

@@ -19,11 +19,6 @@ internal static class GcmSiv<TAes, TPolyval>
     private const int BlockSize = 16;
     private const int NonceSize = 12;
 
-    // Decryption runs CTR over a chunk and then POLYVAL over the plaintext just written, chunk by
-    // chunk, so that POLYVAL reads it back from L1 (8 KiB of input and 8 KiB of output fit the
-    // 32 KiB L1 of the CPUs this was measured on). A chunk is whole 16-block POLYVAL groups.
-    private const int DecryptChunk = 8192;
-
     // Everything a message's computation keeps in memory, in one stack struct so that one wipe covers
     // it. The order puts what a hardware backend uses in one run: the POLYVAL key's used entries are
     // at its end, then the scratch, then the round keys that are used, at the schedule's start.
@@ -114,13 +109,17 @@ internal static class GcmSiv<TAes, TPolyval>
         }
     }
 
-    /// <summary>Decrypts and verifies; on a bad tag zeroes <paramref name="plaintext"/> and returns false.</summary>
+    /// <summary>
+    /// Decrypts and verifies; on a bad tag zeroes <paramref name="plaintext"/> and returns false.
+    /// <typeparamref name="TDecryptLoop"/> runs CTR and POLYVAL over the bulk of the message, as the
+    /// backend chose (Decrypt.TwoPass.cs, Decrypt.Stitched.cs).
+    /// </summary>
     [SkipLocalsInit]
     // Not inlined into the one-line Backend method that calls it: the JIT sizes a compilation's inlining
     // budget by its root method, and with that small root the budget ran out halfway through this body,
     // leaving calls to Span.Slice and the like in the per-message path.
     [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
-    public static bool Decrypt(
+    public static bool Decrypt<TDecryptLoop>(
         in AesKeySchedule keyGeneratingKey,
         int rounds,
         ReadOnlySpan<byte> nonce,
@@ -128,10 +127,11 @@ internal static class GcmSiv<TAes, TPolyval>
         ReadOnlySpan<byte> tag,
         Span<byte> plaintext,
         ReadOnlySpan<byte> associatedData)
+        where TDecryptLoop : IDecryptLoop
     {
         // Written before use and wiped in finally; zero-filling it first would be wasted work.
         Unsafe.SkipInit(out MessageState state);
-        int polyvalBlocks = Math.Max(associatedData.Length, ciphertext.Length) / BlockSize;
+        int polyvalBlocks = TDecryptLoop.PolyvalBlocks(Math.Max(associatedData.Length, ciphertext.Length) / BlockSize);
         try
         {
             Span<byte> scratch = state.Scratch;
@@ -157,20 +157,15 @@ internal static class GcmSiv<TAes, TPolyval>
 
             Span<byte> counterBlock = scratch.Slice(CounterOffset, BlockSize);
             InitialCounter(receivedTag, counterBlock);
-            int offset = 0;
-            for (; ciphertext.Length - offset > DecryptChunk; offset += DecryptChunk)
-            {
-                TAes.Ctr32(in messageEncryptionKey, rounds, counterBlock, ciphertext.Slice(offset, DecryptChunk), plaintext.Slice(offset, DecryptChunk));
-                AdvanceCounter(counterBlock, DecryptChunk / BlockSize);
-                TPolyval.Update(in messageAuthenticationKey, accumulator, plaintext.Slice(offset, DecryptChunk));
-            }
-
+            // The bulk, scheduled as the backend chose (IDecryptLoop); the rest, under a group or a
+            // chunk, and the length block here.
+            int offset = TDecryptLoop.Run(in messageEncryptionKey, rounds, counterBlock, in messageAuthenticationKey, accumulator, ciphertext, plaintext);
             TAes.Ctr32(in messageEncryptionKey, rounds, counterBlock, ciphertext[offset..], plaintext[offset..]);
             AbsorbLast(in messageAuthenticationKey, accumulator, plaintext[offset..], associatedData.Length, plaintext.Length, scratch);
 
             Span<byte> computedTag = scratch.Slice(TagOffset, BlockSize);
             ComputeTag(in messageEncryptionKey, rounds, nonceCopy, accumulator, computedTag);
-            if (!CryptographicOperations.FixedTimeEquals(computedTag, receivedTag))
+            if (!TagComparison.Equal(computedTag, receivedTag))
             {
                 CryptographicOperations.ZeroMemory(plaintext);
                 return false;

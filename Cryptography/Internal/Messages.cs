@@ -16,5 +16,6 @@ internal static class Messages
     public const string DestinationTooShort = "The destination buffer is too short.";
     public const string SealedMessageTooShort = "A sealed message is at least 28 bytes: a 12-byte nonce and a 16-byte tag.";
     public const string TagOverlapsCiphertext = "The tag buffer must not overlap the ciphertext buffer.";
+    public const string TagComparisonLength = "Both tags must be 16 bytes.";
     public const string BackendNotSupported = "The backend {0} is not supported on this machine.";
 }

@@ -1,0 +1,152 @@
+// The decryption loops (IDecryptLoop: Decrypt.TwoPass.cs, Decrypt.Stitched.cs) against the portable
+// backend's CTR and POLYVAL, per primitive: each loop's Run from a chosen counter block (so that
+// the 2^32 wrap of the counter falls inside a stitched step, which a tag would start that close to
+// once in 2^19 messages) and a chosen accumulator, over lengths 0..300, around every 128-byte group
+// and 8 KiB chunk, and large odd lengths, out of place and in place; and the whole GcmSiv.Decrypt
+// with the stitched loop over both x64 POLYVALs (AesNiPclmulqdq uses it; the wide one is measured
+// with it by DecryptLoopBenchmarks) against what the portable backend sealed.
+
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using Cryptography;
+using Cryptography.Internal;
+using NUnit.Framework;
+
+namespace Tests;
+
+[TestFixture]
+public class DecryptLoopTests
+{
+    private const int Seed = 33;
+
+    private static readonly int[] Lengths =
+        [.. Enumerable.Range(0, 301), 383, 384, 385, 1023, 1024, 1350, 2047, 4113, 8191, 8192, 8193, 16_401, 65_537, 262_159];
+
+    private delegate int Loop(in AesKeySchedule schedule, int rounds, Span<byte> counterBlock, in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> ciphertext, Span<byte> plaintext);
+
+    private delegate bool Decrypt(in AesKeySchedule keyGeneratingKey, int rounds, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData);
+
+    private sealed record LoopCase(string Name, Func<bool> IsSupported, Loop Run, PolyvalInit Init);
+
+    private delegate void PolyvalInit(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key);
+
+    private static IEnumerable<LoopCase> AllLoops() =>
+    [
+        new("Stitched over PCLMULQDQ POLYVAL", () => Backends.IsSupported(AesGcmSivBackend.AesNiPclmulqdq), StitchedDecrypt<AesNi, Pclmul>.Run, PolyvalClmul<Pclmul>.Init),
+        new("Stitched over VPCLMULQDQ POLYVAL's key table", () => Backends.IsSupported(AesGcmSivBackend.AesNiVpclmulqdq), StitchedDecrypt<AesNi, Pclmul>.Run, PolyvalVpclmulqdq.Init),
+        new("Two passes, AES-NI and PCLMULQDQ", () => Backends.IsSupported(AesGcmSivBackend.AesNiPclmulqdq), TwoPassDecrypt<AesVector<AesNi>, PolyvalClmul<Pclmul>>.Run, PolyvalClmul<Pclmul>.Init),
+        new("Two passes, portable", () => true, TwoPassDecrypt<AesPortable, PolyvalPortable>.Run, PolyvalPortable.Init),
+    ];
+
+    public static IEnumerable<TestCaseData> Loops() =>
+        from loop in AllLoops()
+        from keyLength in new[] { 16, 32 }
+        from inPlace in new[] { false, true }
+        select new TestCaseData(loop.Name, keyLength, inPlace).SetName($"{loop.Name}, AES-{keyLength * 8}{(inPlace ? ", in place" : "")}");
+
+    [TestCaseSource(nameof(Loops))]
+    public void LoopMatchesPortableCtrAndPolyval(string name, int keyLength, bool inPlace)
+    {
+        LoopCase loop = AllLoops().Single(l => l.Name == name);
+        if (!loop.IsSupported())
+        {
+            Assert.Ignore($"{name}: not supported on this machine");
+        }
+
+        var random = new Random(Seed + keyLength);
+        Primitives portable = Primitives.For(AesGcmSivBackend.Portable);
+        int rounds = keyLength == 16 ? 10 : 14;
+        foreach (int length in Lengths)
+        {
+            byte[] key = EquivalenceTests.Bytes(random, keyLength), h = EquivalenceTests.Bytes(random, 16);
+            byte[] ciphertext = EquivalenceTests.Bytes(random, length), accumulator = EquivalenceTests.Bytes(random, 16);
+            byte[] counterBlock = EquivalenceTests.Bytes(random, 16);
+
+            // The counter wraps 2^32 a few blocks in, inside the first stitched step or the next.
+            BitConverter.TryWriteBytes(counterBlock.AsSpan(0, 4), uint.MaxValue - (uint)(length % 23));
+            string what = $"{name}, AES-{keyLength * 8}, {length} bytes{(inPlace ? ", in place" : "")}, seed {Seed + keyLength}";
+
+            AesKeySchedule schedule = default;
+            (loop.Name.Contains("portable", StringComparison.Ordinal) ? (ExpandKey)AesPortable.ExpandKey : AesVector<AesNi>.ExpandKey)(key, ref schedule);
+            PolyvalKey polyvalKey = default;
+            loop.Init(h, length / 16, ref polyvalKey);
+            byte[] plaintext = inPlace ? ciphertext : new byte[length];
+            byte[] original = (byte[])ciphertext.Clone();
+            byte[] counter = (byte[])counterBlock.Clone(), acc = (byte[])accumulator.Clone();
+            int done = loop.Run(in schedule, rounds, counter, in polyvalKey, acc, ciphertext, plaintext);
+
+            Assert.That(done % 16, Is.Zero, what);
+            Assert.That(done, Is.LessThanOrEqualTo(length), what);
+            byte[] expectedPlaintext = portable.Ctr32(key, counterBlock, original[..done]);
+            Assert.That(Convert.ToHexStringLower(plaintext.AsSpan(0, done)), Is.EqualTo(Convert.ToHexStringLower(expectedPlaintext)), $"plaintext, {what}");
+            Assert.That(Convert.ToHexStringLower(acc), Is.EqualTo(Convert.ToHexStringLower(PortablePolyval(h, accumulator, expectedPlaintext))), $"accumulator, {what}");
+            byte[] expectedCounter = (byte[])counterBlock.Clone();
+            GcmSiv<AesPortable, PolyvalPortable>.AdvanceCounter(expectedCounter, (uint)(done / 16));
+            Assert.That(Convert.ToHexStringLower(counter), Is.EqualTo(Convert.ToHexStringLower(expectedCounter)), $"counter, {what}");
+            if (!inPlace)
+            {
+                Assert.That(plaintext.AsSpan(done).ToArray(), Is.All.Zero, $"nothing written past the prefix, {what}");
+                Assert.That(ciphertext, Is.EqualTo(original), $"ciphertext untouched, {what}");
+            }
+        }
+    }
+
+    public static IEnumerable<TestCaseData> StitchedEndToEnd() =>
+        from keyLength in new[] { 16, 32 }
+        from wide in new[] { false, true }
+        select new TestCaseData(keyLength, wide).SetName($"GcmSiv.Decrypt stitched over {(wide ? "VPCLMULQDQ" : "PCLMULQDQ")} POLYVAL vs portable, AES-{keyLength * 8}");
+
+    [TestCaseSource(nameof(StitchedEndToEnd))]
+    public void StitchedDecryptionOpensWhatPortableSealed(int keyLength, bool wide)
+    {
+        if (!Backends.IsSupported(wide ? AesGcmSivBackend.AesNiVpclmulqdq : AesGcmSivBackend.AesNiPclmulqdq))
+        {
+            Assert.Ignore("not supported on this machine");
+        }
+
+        Decrypt decrypt = wide
+            ? GcmSiv<AesVector<AesNi>, PolyvalVpclmulqdq>.Decrypt<StitchedDecrypt<AesNi, Pclmul>>
+            : GcmSiv<AesVector<AesNi>, PolyvalClmul<Pclmul>>.Decrypt<StitchedDecrypt<AesNi, Pclmul>>;
+        var random = new Random(Seed * keyLength);
+        int[] aadLengths = [0, 1, 16, 127, 128, 129, 300, 4096];
+        foreach (int length in Lengths)
+        {
+            byte[] key = EquivalenceTests.Bytes(random, keyLength), nonce = EquivalenceTests.Bytes(random, 12);
+            byte[] plaintext = EquivalenceTests.Bytes(random, length), aad = EquivalenceTests.Bytes(random, aadLengths[length % aadLengths.Length]);
+            using var portable = new AesGcmSiv(key, AesGcmSivBackend.Portable);
+            byte[] sealedMessage = EquivalenceTests.Seal(portable, nonce, plaintext, aad);
+            AesKeySchedule schedule = default;
+            AesVector<AesNi>.ExpandKey(key, ref schedule);
+            int rounds = keyLength == 16 ? 10 : 14;
+            string what = $"{length} bytes, {aad.Length} bytes of AAD, seed {Seed * keyLength}";
+
+            byte[] opened = new byte[length];
+            Assert.That(decrypt(in schedule, rounds, nonce, sealedMessage.AsSpan(0, length), sealedMessage.AsSpan(length), opened, aad), Is.True, what);
+            Assert.That(opened, Is.EqualTo(plaintext), what);
+
+            // In place, and a flipped ciphertext bit rejected with the output wiped.
+            byte[] inPlace = sealedMessage[..length];
+            Assert.That(decrypt(in schedule, rounds, nonce, inPlace, sealedMessage.AsSpan(length), inPlace, aad), Is.True, $"in place, {what}");
+            Assert.That(inPlace, Is.EqualTo(plaintext), $"in place, {what}");
+            if (length > 0)
+            {
+                byte[] tampered = sealedMessage[..length];
+                tampered[random.Next(length)] ^= 0x01;
+                Assert.That(decrypt(in schedule, rounds, nonce, tampered, sealedMessage.AsSpan(length), opened, aad), Is.False, $"tampered, {what}");
+                Assert.That(opened, Is.All.Zero, $"tampered, {what}");
+            }
+        }
+    }
+
+    private delegate void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule);
+
+    private static byte[] PortablePolyval(byte[] h, byte[] accumulator, byte[] blocks)
+    {
+        PolyvalKey key = default;
+        PolyvalPortable.Init(h, blocks.Length / 16, ref key);
+        byte[] acc = (byte[])accumulator.Clone();
+        PolyvalPortable.Update(in key, acc, blocks);
+        return acc;
+    }
+}
