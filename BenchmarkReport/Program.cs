@@ -76,7 +76,7 @@ public static class Program
         byte[] key = RandomNumberGenerator.GetBytes(32);
         var peers = new List<(string Name, Func<AeadPeer> Create)>
         {
-            ($"AesGcmSiv ({backend})", () => new AesGcmSivPeer(key)),
+            ($"AesGcmSiv ({backend})", () => new AesGcmSivPeer(key, AesGcmSiv.ActiveBackend)),
             ("AesGcm", () => new AesGcmPeer(key)),
         };
         if (BoringSsl.Unavailable is null)
