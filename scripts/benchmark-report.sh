@@ -102,7 +102,7 @@ with open(f"{sys.argv[2]}/runtime.txt", "w") as out:
     out.write(f"runtime: {data['runtime']} (Blazor WebAssembly: interpreter and jiterpreter, {data['browser']})\n")
     out.write(f"os: {data['os']} ({data['architecture']}); Vector128 accelerated: {data['vector128Accelerated']}, PackedSimd: {data['packedSimd']}\n")
     out.write(f"aesgcmsiv_backend: {data['activeBackend']}\n")
-    out.write(f"bouncycastle: BouncyCastle.Cryptography {data['bouncyCastleVersion']} (GcmSivBlockCipher, same app)\n")
+    out.write(f"bouncycastle: BouncyCastle.Cryptography {data['bouncyCastleVersion']} (GcmSivBlockCipher)\n")
     out.write(f"peers: {data['peers']}\n")
 PY
 else

@@ -173,8 +173,9 @@ def compare(root):
         "with the machine, runtime, backend, peers' versions and commit on its page. Each cell is "
         "AesGcmSiv's time over the **best peer's** time (the fastest of .NET's `AesGcm`, BoringSSL's "
         "AES-GCM-SIV, libsodium's AES-256-GCM and BouncyCastle's `GcmSivBlockCipher` present on that "
-        "platform) for the same operation and size in the same run, with that peer named: below 1, "
-        "AesGcmSiv is faster than every peer there.",
+        "platform; in the browser: BouncyCastle in the same app, @noble/ciphers' gcmsiv in JavaScript and "
+        "WebCrypto's AES-GCM, the browser's native code for another algorithm) for the same operation "
+        "and size in the same run, with that peer named: below 1, AesGcmSiv is faster than every peer there.",
         "",
         f"> {SHARED_NOTE}",
         "",
@@ -186,7 +187,8 @@ def compare(root):
     for key, label in [("openssl", "OpenSSL (under AesGcm)"), ("boringssl_package", "BoringSSL"), ("libsodium", "libsodium"), ("bouncycastle", "BouncyCastle"), ("runtime", "runtime")]:
         versions = {}
         for name, (info, _, _) in data.items():
-            versions.setdefault(info.get(key, "?").replace(" (Native AOT)", "").replace(" (JIT)", ""), []).append(name)
+            if key in info:   # a peer a platform does not have (libsodium in the browser) is no difference
+                versions.setdefault(info[key].replace(" (Native AOT)", "").replace(" (JIT)", ""), []).append(name)
         if len(versions) > 1:
             lines.append(f"{label} differs between reports: " + "; ".join(f"{v} in {', '.join(n)}" for v, n in versions.items()) + ".")
             lines.append("")
@@ -222,9 +224,9 @@ def compare(root):
         "- **linux-arm64**: correctness only here, where it runs under qemu-user emulation (`.ci/arm64` runs "
         "the whole test suite); emulated times mean nothing. `scripts/benchmark-report.sh arm64-jit` on an "
         "ARM64 machine writes `arm64-jit/` in the same shape.",
-        "- **Browser** (Chromium, Blazor WebAssembly): written by the browser benchmark runner into "
-        "`browser/` (a `results.csv` and `runtime.txt` in the same columns) when it lands; "
-        "`scripts/benchmark-report.sh compare` then adds it here."
+        "- **Browser** (Chromium, Blazor WebAssembly): `scripts/benchmark-report.sh browser` runs the browser "
+        "benchmark runner (`scripts/browser-benchmark.sh`, `Browser/`) and writes its AES-256 cells into "
+        "`browser/` in the same columns; docs/blazor.md has the AES-128 cells and the per-step profile."
         + ("" if "browser" in names else " Not measured yet."),
         "",
         "Another machine: run `scripts/benchmark-report.sh x64` (or one platform) there; it writes the "
