@@ -1,15 +1,14 @@
 // A read-only Stream that decodes an encrypted body (RFC 8188 framing) from an underlying stream in
-// constant memory: one pinned record buffer, which grows with the bytes received (never to more
-// than the record size) and is wiped before it goes back to PinnedBuffers. Every byte read from the
-// source is counted as it arrives, so an exception from the source leaves nothing half done.
-// A record's plaintext is released only after its tag verified and its padding checked; end of
-// data is reported only after a record marked as the last one was opened and nothing followed it.
-// When the caller opts in (MaxDegreeOfParallelism > 1), past the first 1 MiB of records
-// (RecordPipeline.StartBytes) an OpeningPipeline (RecordPipeline.cs) takes over:
-// background stages read ahead and open batches on several threads, under the same rules.
+// constant memory. Records are read into a pinned buffer a record and one byte at a time: the byte
+// past a record says whether the record is the body's final one (Tink's shape), so the decryptor's
+// Open applies the end-of-body rule with every fact known, and nothing is held back or probed for.
+// Every byte read from the source is counted as it arrives, so an exception from the source leaves
+// nothing half done. With MaxDegreeOfParallelism above 1, past the first 1 MiB, the buffer holds a
+// batch of about 512 KiB of records that Open opens on several threads, and a background task reads
+// the next batch into a second buffer meanwhile. The background task only reads ciphertext: every
+// record is opened inside a call of the caller's.
 
 using System;
-using System.Globalization;
 using System.IO;
 using System.Runtime.ExceptionServices;
 using System.Security.Cryptography;
@@ -26,30 +25,29 @@ namespace Cryptography.ContentEncoding;
 /// <remarks>
 /// <para>The header is read at the first read. Data is returned a record at a time, and only once the
 /// record has verified: a failure throws a <see cref="ContentEncodingException"/> (header, truncated or
-/// corrupted) before any of that record's data is returned. Reading returns 0 (end of data) only after
-/// the last record has been opened and the source has ended right after it. Data of earlier records
-/// has been returned by then: a consumer that must not act on a body that later fails should buffer,
-/// or act only once the stream has reported its end.</para>
+/// corrupted) before any of that record's data is returned. A record is opened once the first byte
+/// after it has arrived, or the source has ended: that byte tells whether it is the body's last record.
+/// Reading returns 0 (end of data) only after the last record has been opened and the source has ended
+/// right after it. Data of earlier records has been returned by then: a consumer that must not act on
+/// a body that later fails should buffer, or act only once the stream has reported its end.</para>
 /// <para>After a failure (a <see cref="ContentEncodingException"/>), every later read throws the same
 /// exception. An exception from the source (such as an <see cref="IOException"/> or an
 /// <see cref="OperationCanceledException"/>) loses nothing: a later read resumes where the source left
-/// off, and the end of the body is reported only after all of its verified data was returned.</para>
+/// off.</para>
 /// <para>Memory: one pinned record buffer, which starts at the smaller of the record size and 64 KiB and
 /// doubles only when the data received fills it, up to the body's record size (at most
 /// <c>maxRecordSize</c>): a header announcing a large record size costs nothing until the data
 /// arrives. From a seekable source (a file, a <see cref="MemoryStream"/>) it grows at once to what the
-/// source still holds, up to the record size, since those bytes exist already. With <see cref="MaxDegreeOfParallelism"/>
-/// above 1, past the first 1 MiB of a body with records of at most 512 KiB, a background task reads
-/// ahead and opens batches of about 512 KiB on up to <see cref="MaxDegreeOfParallelism"/> threads
-/// while the caller reads the batch before: then the stream holds eight buffers of about 512 KiB.
+/// source still holds, since those bytes exist already. With <see cref="MaxDegreeOfParallelism"/> above 1,
+/// past the first 1 MiB of a body with records of at most 512 KiB, the stream holds two buffers of
+/// about 512 KiB: a background task reads the next batch of records while the caller reads this one.
 /// An instance is not safe for concurrent use. Disposing wipes the keys and the buffers.</para>
 /// </remarks>
 public sealed class ContentDecryptingStream : Stream
 {
     // The record buffer's first size when the record size is larger: the memory a body holds before
-    // it has sent more. It doubles as data arrives (see NextRecordRead). 64 KiB: bodies with records
-    // up to that size (RFC 8188's examples use 4096) never grow the buffer or copy; larger records pay
-    // one copy of at most rs bytes, during the first record only.
+    // it has sent more. 64 KiB: bodies with records up to that size (RFC 8188's examples use 4096)
+    // never grow the buffer or copy; larger records pay one copy of at most rs bytes, once.
     internal const int InitialRecordBuffer = 65536;
 
     private readonly Stream _source;
@@ -57,24 +55,18 @@ public sealed class ContentDecryptingStream : Stream
     private readonly ContentCoding _coding;
     private readonly int _maxRecordSize;
     private readonly ContentKeyProvider? _keyProvider;
+    private readonly int _maxDegreeOfParallelism = RecordBatch.DefaultParallelism;
     private byte[]? _inputKeyingMaterial;
     private ContentDecryptor? _decryptor;
-    private readonly byte[] _probe = new byte[1];
     private byte[]? _header;
     private int _headerReceived;
-    private byte[]? _record;
-    private int _recordReceived;
-    private bool _probePending;
-    private bool _sourceEnded;
-    private int _plaintextStart;
-    private int _plaintextEnd;
+    private int _recordsPerBatch = 1;
+    private Batch? _batch;
+    private Batch? _spare;      // the buffer the background task reads the next batch into
+    private Task? _reading;     // that task, while it runs
     private bool _endOfBody;
     private bool _disposed;
     private ExceptionDispatchInfo? _failure;
-    private readonly int _maxDegreeOfParallelism = RecordPipeline.DefaultParallelism;
-    private OpeningPipeline? _pipeline;
-    private OpeningPipeline.Batch? _batch;
-    private bool _pipelineStopped;
 
     /// <summary>Creates a stream that decodes the body read from <paramref name="source"/> with one key.</summary>
     /// <param name="source">The stream the encrypted body is read from.</param>
@@ -132,16 +124,16 @@ public sealed class ContentDecryptingStream : Stream
     /// <summary>Gets the body's header once the first read has read it; <see langword="null"/> before.</summary>
     public ContentEncodingHeader? Header => _decryptor?.Header;
 
-    /// <summary>Gets the number of records that have verified so far, including records read ahead whose
-    /// data has not been returned yet and a last record held back until the source is known to end.</summary>
+    /// <summary>Gets the number of records that have verified so far, including those of the current
+    /// batch whose data has not been returned yet.</summary>
     /// <remarks>After a <see cref="ContentEncodingException"/> with a <see cref="ContentEncodingException.RecordIndex"/>,
     /// a count above that index means the record itself verified and what followed it failed.</remarks>
     public long RecordCount => _decryptor?.RecordCount ?? 0;
 
     /// <summary>Gets or sets how many threads may open records at once in a body larger than about 1 MiB
-    /// (a background task reads ahead and opens batches while the caller reads). The default, 1, starts
-    /// no background work: records are read and opened on the caller's thread, in one record buffer.
-    /// Above 1 is for a caller with cores to spare for one large body, such as a file tool.</summary>
+    /// (a background task then reads the next batch of records while the caller reads this one). The
+    /// default, 1, starts no background work: records are read and opened on the caller's thread, in one
+    /// record buffer. Above 1 is for a caller with cores to spare for one large body, such as a file tool.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is less than 1.</exception>
     public int MaxDegreeOfParallelism
     {
@@ -175,7 +167,7 @@ public sealed class ContentDecryptingStream : Stream
     }
 
     /// <summary>Reads verified, decrypted data.</summary>
-    /// <param name="buffer">Receives the data. When it has room for a whole record, the record decrypts straight into it.</param>
+    /// <param name="buffer">Receives the data.</param>
     /// <returns>The number of bytes read; 0 only at the verified end of the body (or for an empty <paramref name="buffer"/>).</returns>
     /// <exception cref="ContentEncodingHeaderException">The header is short or invalid, or no key is known for its key id.</exception>
     /// <exception cref="ContentEncodingTruncatedException">The body ended before its last record.</exception>
@@ -185,18 +177,13 @@ public sealed class ContentDecryptingStream : Stream
     public override int Read(Span<byte> buffer)
     {
         ThrowIfUnusable();
-        if (buffer.IsEmpty)
-        {
-            return 0;
-        }
-
-        int written = Pump(buffer, buffer.Length, out ReadOnlyMemory<byte> chunk);
+        ReadOnlyMemory<byte> chunk = buffer.IsEmpty ? default : Wait(NextAsync(Memory<byte>.Empty, buffer.Length, useAsync: false, default)).Chunk;
         chunk.Span.CopyTo(buffer);
-        return written + chunk.Length;
+        return chunk.Length;
     }
 
     /// <summary>Reads verified, decrypted data, as <see cref="Read(Span{byte})"/> does.</summary>
-    /// <param name="buffer">Receives the data.</param>
+    /// <param name="buffer">Receives the data. When it has room for a whole record, the record decrypts straight into it.</param>
     /// <param name="offset">Where to put the data in <paramref name="buffer"/>.</param>
     /// <param name="count">The most bytes to read.</param>
     /// <returns>The number of bytes read; 0 only at the verified end of the body (or for <paramref name="count"/> 0).</returns>
@@ -205,7 +192,7 @@ public sealed class ContentDecryptingStream : Stream
     public override int Read(byte[] buffer, int offset, int count)
     {
         ValidateBufferArguments(buffer, offset, count);
-        return Read(buffer.AsSpan(offset, count));
+        return Wait(ReadCoreAsync(buffer.AsMemory(offset, count), useAsync: false, default));
     }
 
     /// <inheritdoc cref="Read(Span{byte})"/>
@@ -221,18 +208,8 @@ public sealed class ContentDecryptingStream : Stream
     /// <returns>The number of bytes read; 0 only at the verified end of the body (or for an empty <paramref name="buffer"/>).</returns>
     /// <exception cref="ContentEncodingException">The header, a record or the body's end fails to verify.</exception>
     /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
-    public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
-    {
-        ThrowIfUnusable();
-        if (buffer.IsEmpty)
-        {
-            return 0;
-        }
-
-        (int written, ReadOnlyMemory<byte> chunk) = await PumpAsync(buffer, buffer.Length, cancellationToken).ConfigureAwait(false);
-        chunk.CopyTo(buffer);
-        return written + chunk.Length;
-    }
+    public override ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default) =>
+        ReadCoreAsync(buffer, useAsync: true, cancellationToken);
 
     /// <summary>Reads verified, decrypted data, as <see cref="Read(Span{byte})"/> does.</summary>
     /// <returns>The number of bytes read; 0 only at the verified end of the body (or for <paramref name="count"/> 0).</returns>
@@ -248,84 +225,38 @@ public sealed class ContentDecryptingStream : Stream
         return ReadAsync(buffer.AsMemory(offset, count), cancellationToken).AsTask();
     }
 
-    /// <summary>Writes the verified, decrypted data to <paramref name="destination"/>; once a background task
-    /// opens the records, each batch goes out from where it was decrypted, without a copy.</summary>
+    /// <summary>Writes the verified, decrypted data to <paramref name="destination"/>, each piece from where it
+    /// was decrypted: the stream's own buffer, which is pinned and wiped, so no copy of the plaintext is left.</summary>
     /// <param name="destination">The stream to write to.</param>
-    /// <param name="bufferSize">The buffer size while the data comes a record at a time.</param>
+    /// <param name="bufferSize">Unused: the data goes out a record, or a batch of records, at a time.</param>
     /// <exception cref="ContentEncodingException">The body fails; the data before the failure has been written.</exception>
     /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
     public override void CopyTo(Stream destination, int bufferSize)
     {
         ValidateCopyToArguments(destination, bufferSize);
         ThrowIfUnusable();
-        byte[] buffer = PinnedBuffers.Rent(bufferSize);
-        try
+        while (Wait(NextAsync(Memory<byte>.Empty, int.MaxValue, useAsync: false, default)).Chunk is { IsEmpty: false } chunk)
         {
-            while (true)
-            {
-                // A batch's data goes out from where it was decrypted; a record's through the buffer.
-                int written = Pump(buffer.AsSpan(0, bufferSize), int.MaxValue, out ReadOnlyMemory<byte> chunk);
-                if (written + chunk.Length == 0)
-                {
-                    return;
-                }
-
-                destination.Write(chunk.IsEmpty ? buffer.AsSpan(0, written) : chunk.Span);
-            }
-        }
-        finally
-        {
-            PinnedBuffers.Return(buffer);
+            destination.Write(chunk.Span);
         }
     }
 
-    /// <summary>Writes the verified, decrypted data to <paramref name="destination"/>; once a background task
-    /// opens the records, each batch goes out from where it was decrypted, without a copy.</summary>
+    /// <summary>Writes the verified, decrypted data to <paramref name="destination"/>, as <see cref="CopyTo(Stream, int)"/> does.</summary>
     /// <param name="destination">The stream to write to.</param>
-    /// <param name="bufferSize">The buffer size while the data comes a record at a time.</param>
+    /// <param name="bufferSize">Unused: the data goes out a record, or a batch of records, at a time.</param>
     /// <param name="cancellationToken">Cancels the reads from the source and the writes to <paramref name="destination"/>.</param>
     /// <returns>A task that completes when the whole verified content has been written.</returns>
     /// <exception cref="ContentEncodingException">The body fails; the data before the failure has been written.</exception>
     /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
-    /// <remarks>The buffer is pinned and wiped before it is released, as for <see cref="CopyTo(Stream, int)"/>;
-    /// <see cref="Stream"/>'s own implementation would leave the plaintext in a shared pool.</remarks>
+    /// <remarks><see cref="Stream"/>'s own implementation would copy through a buffer from a shared pool and leave the plaintext there.</remarks>
     public override async Task CopyToAsync(Stream destination, int bufferSize, CancellationToken cancellationToken)
     {
         ValidateCopyToArguments(destination, bufferSize);
         ThrowIfUnusable();
-        byte[] buffer = PinnedBuffers.Rent(bufferSize);
-        try
+        while ((await NextAsync(Memory<byte>.Empty, int.MaxValue, useAsync: true, cancellationToken).ConfigureAwait(false)).Chunk is { IsEmpty: false } chunk)
         {
-            while (true)
-            {
-                (int written, ReadOnlyMemory<byte> chunk) = await PumpAsync(buffer.AsMemory(0, bufferSize), int.MaxValue, cancellationToken).ConfigureAwait(false);
-                if (written + chunk.Length == 0)
-                {
-                    return;
-                }
-
-                await destination.WriteAsync(chunk.IsEmpty ? buffer.AsMemory(0, written) : chunk, cancellationToken).ConfigureAwait(false);
-            }
+            await destination.WriteAsync(chunk, cancellationToken).ConfigureAwait(false);
         }
-        finally
-        {
-            PinnedBuffers.Return(buffer);
-        }
-    }
-
-    /// <summary>Wipes the keys and the buffers and disposes the source unless it was to be left open,
-    /// without blocking a thread while the background task (if one runs) stops.</summary>
-    /// <returns>A task that completes when the stream has been released.</returns>
-    public override async ValueTask DisposeAsync()
-    {
-        if (!_disposed && _pipeline is { } pipeline)
-        {
-            _pipeline = null;
-            _batch = null;
-            await pipeline.DisposeAsync().ConfigureAwait(false);
-        }
-
-        Dispose();
     }
 
     /// <summary>Does nothing: the stream is read-only.</summary>
@@ -352,30 +283,30 @@ public sealed class ContentDecryptingStream : Stream
     /// <exception cref="NotSupportedException">Always.</exception>
     public override void SetLength(long value) => throw new NotSupportedException();
 
-    /// <summary>Wipes the keys and the buffer and disposes the source unless it was to be left open.</summary>
+    /// <summary>Wipes the keys and the buffers and disposes the source unless it was to be left open,
+    /// without waiting for a background read (if one runs): its buffer is wiped when it ends.</summary>
+    /// <returns>A task that completes when the stream has been released.</returns>
+    public override async ValueTask DisposeAsync()
+    {
+        if (!_disposed)
+        {
+            Release();
+            if (!_leaveOpen)
+            {
+                await _source.DisposeAsync().ConfigureAwait(false);
+            }
+        }
+
+        GC.SuppressFinalize(this);
+    }
+
+    /// <summary>Wipes the keys and the buffers and disposes the source unless it was to be left open.</summary>
     /// <param name="disposing">Whether this is a call to Dispose rather than a finalizer.</param>
     protected override void Dispose(bool disposing)
     {
         if (disposing && !_disposed)
         {
-            _disposed = true;
-            _plaintextStart = _plaintextEnd = 0;   // the buffer is wiped as it goes back to PinnedBuffers
-
-            // The pipeline's stage uses the decryptor and the source: it stops first.
-            _batch = null;
-            _pipeline?.Dispose();
-            _decryptor?.Dispose();
-            if (_inputKeyingMaterial is not null)
-            {
-                CryptographicOperations.ZeroMemory(_inputKeyingMaterial);
-            }
-
-            if (_record is { } record)
-            {
-                _record = null;
-                PinnedBuffers.Return(record);
-            }
-
+            Release();
             if (!_leaveOpen)
             {
                 _source.Dispose();
@@ -385,88 +316,231 @@ public sealed class ContentDecryptingStream : Stream
         base.Dispose(disposing);
     }
 
+    private static T Wait<T>(ValueTask<T> task) => task.IsCompletedSuccessfully ? task.Result : task.AsTask().GetAwaiter().GetResult();
+
+    private void Release()
+    {
+        _disposed = true;
+        _decryptor?.Dispose();
+        if (_inputKeyingMaterial is not null)
+        {
+            CryptographicOperations.ZeroMemory(_inputKeyingMaterial);
+        }
+
+        _batch?.Release();
+        if (_spare is { } spare)
+        {
+            // A read that is still running owns the spare buffer until it ends (disposing the source
+            // usually ends it); only then is the buffer wiped and given back.
+            if (_reading is { IsCompleted: false } reading)
+            {
+                reading.ContinueWith(_ => spare.Release(), CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+            }
+            else
+            {
+                spare.Release();
+            }
+        }
+    }
+
     private void ThrowIfUnusable()
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
         _failure?.Throw();
     }
 
-    private ContentEncodingException Fail(ContentEncodingException exception)
+    private async ValueTask<int> ReadCoreAsync(Memory<byte> buffer, bool useAsync, CancellationToken cancellationToken)
     {
-        Wipe();
-        _probePending = false;
-        _failure = ExceptionDispatchInfo.Capture(exception);
-        return exception;
+        ThrowIfUnusable();
+        if (buffer.IsEmpty)
+        {
+            return 0;
+        }
+
+        (int direct, ReadOnlyMemory<byte> chunk) = await NextAsync(buffer, buffer.Length, useAsync, cancellationToken).ConfigureAwait(false);
+        chunk.CopyTo(buffer);
+        return direct + chunk.Length;
     }
 
-    private void Wipe()
+    // The stream's reading, written once for both paths (CryptoStream's pattern: with useAsync false
+    // every call it makes is synchronous, so the ValueTask has completed when it returns). It returns
+    // the next verified data: up to `max` bytes in place in the stream's buffer (Chunk), or a whole
+    // record decrypted straight into `direct` when it has room (Direct bytes), or neither at the
+    // verified end of the body.
+    private async ValueTask<(int Direct, ReadOnlyMemory<byte> Chunk)> NextAsync(Memory<byte> direct, int max, bool useAsync, CancellationToken cancellationToken)
     {
-        _plaintextStart = _plaintextEnd = 0;
-        if (_record is not null)
+        try
         {
-            CryptographicOperations.ZeroMemory(_record);
+            while (true)
+            {
+                if (_batch is { } batch && (batch.Taken < batch.DataLength || batch.Error is not null))
+                {
+                    int count = Math.Min(max, batch.DataLength - batch.Taken);
+                    if (count == 0)
+                    {
+                        throw batch.Error!;
+                    }
+
+                    batch.Taken += count;
+                    return (0, batch.Buffer.AsMemory(batch.Taken - count, count));
+                }
+
+                if (_endOfBody)
+                {
+                    return default;
+                }
+
+                if (_decryptor is null)
+                {
+                    await ReadHeaderAsync(useAsync, cancellationToken).ConfigureAwait(false);
+                    continue;
+                }
+
+                await FillNextAsync(useAsync, cancellationToken).ConfigureAwait(false);
+                int written = Open(direct);
+                if (written > 0)
+                {
+                    return (written, default);
+                }
+            }
+        }
+        catch (ContentEncodingException exception)
+        {
+            // A failure of the body is final; the buffers, which may hold plaintext, are wiped at once.
+            _failure = ExceptionDispatchInfo.Capture(exception);
+            _batch?.Wipe();
+            if (_reading is null)
+            {
+                _spare?.Wipe();
+            }
+
+            throw;
         }
     }
 
-    private int TakeBuffered(Span<byte> buffer)
-    {
-        int count = Math.Min(buffer.Length, _plaintextEnd - _plaintextStart);
-        if (count > 0)
-        {
-            _record.AsSpan(_plaintextStart, count).CopyTo(buffer);
-            _plaintextStart += count;
-        }
-
-        return count;
-    }
-
-    // Where the next read from the source goes while the header is incomplete: its fixed part
-    // first, then the key id the fixed part announces; empty once it is complete. Every byte read is
-    // counted at once (Received), so an exception from the source loses nothing and a retry resumes.
-    private Memory<byte> NextHeaderRead()
+    // Reads the header, its fixed part first and then the key id that part announces, and derives
+    // the keys. A source that ends before the header is complete leaves a short header, which Parse rejects.
+    private async ValueTask ReadHeaderAsync(bool useAsync, CancellationToken cancellationToken)
     {
         _header ??= new byte[ContentEncodingHeader.FixedLength + 255];
-        int wanted = ContentEncodingHeader.TryGetLength(_header.AsSpan(0, _headerReceived), out int length) ? length : ContentEncodingHeader.FixedLength;
-        return _header.AsMemory(_headerReceived, wanted - _headerReceived);
+        while (true)
+        {
+            int wanted = ContentEncodingHeader.TryGetLength(_header.AsSpan(0, _headerReceived), out int length) ? length : ContentEncodingHeader.FixedLength;
+            Memory<byte> space = _header.AsMemory(_headerReceived, wanted - _headerReceived);
+            int read = space.IsEmpty ? 0 : useAsync ? await _source.ReadAsync(space, cancellationToken).ConfigureAwait(false) : _source.Read(space.Span);
+            _headerReceived += read;
+            if (read == 0)
+            {
+                break;
+            }
+        }
+
+        ContentEncodingHeader parsed = ContentEncodingHeader.Parse(_header.AsSpan(0, _headerReceived), _maxRecordSize);
+        _decryptor = _keyProvider is not null
+            ? ContentEncryption.CreateDecryptor(_keyProvider, parsed, _coding)
+            : new ContentDecryptor(parsed, _inputKeyingMaterial, _coding);
+        _header = null;
+        if (_inputKeyingMaterial is not null)
+        {
+            CryptographicOperations.ZeroMemory(_inputKeyingMaterial);
+            _inputKeyingMaterial = null;
+        }
     }
 
-    // Where the next read of the current record goes; empty once a whole record (rs bytes) is in.
-    // The buffer starts small and doubles when full, up to rs: memory follows the bytes that have
-    // arrived, not the record size the header claims (a header costs an attacker 21 bytes). A
-    // seekable source (a file, a MemoryStream) says how many bytes it still holds: those exist
-    // already, so the buffer may take them in one step. That spares the copies and the garbage of
-    // the doubling steps, which for a 16 MiB record would hold 8 MiB beside the 16.
-    private Memory<byte> NextRecordRead()
+    // Makes _batch hold the next records: a batch of them and one byte more, or what the source held
+    // up to its end. On the one-record path the buffer is refilled in place; on the parallel path the
+    // batch the background task read becomes current, and the task starts on the next.
+    private async ValueTask FillNextAsync(bool useAsync, CancellationToken cancellationToken)
     {
+        Batch current = _batch ??= new Batch();
         int recordSize = _decryptor!.Header.RecordSize;
-        if (_recordReceived == recordSize)
+        if (current.Spent && RecordBatch.Applies(_maxDegreeOfParallelism, recordSize) && _decryptor.RecordCount * (recordSize - ContentEncryption.TagSize) >= RecordBatch.StartBytes)
         {
-            return Memory<byte>.Empty;
+            _recordsPerBatch = RecordBatch.RecordsPerBatch(recordSize);
         }
 
-        if (_record is null || _recordReceived == Math.Min(_record.Length, recordSize))
+        if (_recordsPerBatch == 1)
         {
-            int size = _record is null ? Math.Min(recordSize, InitialRecordBuffer) : Math.Min(recordSize, 2 * _record.Length);
-            long held = SourceBytesLeft();
-            if (held > size - _recordReceived)
-            {
-                size = (int)Math.Min(recordSize, _recordReceived + held);
-            }
-
-            byte[] grown = PinnedBuffers.Rent(size);
-            if (_record is { } old)
-            {
-                // The buffer only grows while the first full record arrives, so it holds ciphertext
-                // alone (no record has been decrypted in it yet): nothing to wipe.
-                old.AsSpan(0, _recordReceived).CopyTo(grown);
-                _record = null;
-                PinnedBuffers.Return(old, holdsOnlyPublicData: true);
-            }
-
-            _record = grown;
+            current.Carry(current);
+            await FillAsync(current, useAsync, cancellationToken).ConfigureAwait(false);
+            return;
         }
 
-        return _record.AsMemory(_recordReceived, Math.Min(_record.Length, recordSize) - _recordReceived);
+        Batch next = _spare ??= new Batch();
+        if (_reading is { } reading)
+        {
+            // A source error of the background read comes out here, once; the bytes it read are kept,
+            // and FillAsync below goes on from them. A cancelled wait leaves the read running.
+            try
+            {
+                await (useAsync ? reading.WaitAsync(cancellationToken) : reading).ConfigureAwait(false);
+            }
+            catch when (reading.IsCompleted)
+            {
+                _reading = null;
+                throw;
+            }
+
+            _reading = null;
+        }
+
+        next.Carry(current);
+        await FillAsync(next, useAsync, cancellationToken).ConfigureAwait(false);
+        (_batch, _spare) = (next, current);
+        if (!next.SourceEnded)
+        {
+            // The background task only reads: it never touches the keys or a record's plaintext.
+            current.Carry(next);
+            _reading = ReadAhead(current, useAsync);
+        }
+    }
+
+    // Its own method: a lambda capturing FillNextAsync's parameters would allocate its closure at every call.
+    private Task ReadAhead(Batch batch, bool useAsync) =>
+        Task.Run(async () => await FillAsync(batch, useAsync, CancellationToken.None).ConfigureAwait(false));
+
+    // Reads into the batch until it holds its records and one byte more, or the source ends. Each read
+    // is counted as it returns, so an exception from the source loses nothing and a retry resumes.
+    private async ValueTask FillAsync(Batch batch, bool useAsync, CancellationToken cancellationToken)
+    {
+        int target = (_recordsPerBatch * _decryptor!.Header.RecordSize) + 1;
+        while (!batch.SourceEnded && batch.Received < target)
+        {
+            if (batch.Buffer is null || batch.Received == batch.Buffer.Length)
+            {
+                Grow(batch, target);
+            }
+
+            Memory<byte> space = batch.Buffer.AsMemory(batch.Received, Math.Min(batch.Buffer!.Length, target) - batch.Received);
+            int read = useAsync ? await _source.ReadAsync(space, cancellationToken).ConfigureAwait(false) : _source.Read(space.Span);
+            batch.Received += read;
+            batch.SourceEnded = read == 0;
+        }
+    }
+
+    // The buffer starts small and doubles when full, up to the batch: memory follows the bytes that
+    // have arrived, not the record size the header claims (a header costs an attacker 21 bytes). A
+    // seekable source says how many bytes it still holds: those exist already, so the buffer may take
+    // them in one step, sparing the copies and garbage of the doubling steps.
+    private void Grow(Batch batch, int target)
+    {
+        int size = batch.Buffer is null ? Math.Min(target, InitialRecordBuffer + 1) : (int)Math.Min(target, 2L * batch.Buffer.Length);
+        long held = SourceBytesLeft();
+        if (held > size - batch.Received)
+        {
+            size = (int)Math.Min(target, batch.Received + held);
+        }
+
+        byte[] grown = PinnedBuffers.Rent(size);
+        if (batch.Buffer is { } old)
+        {
+            // What was received is ciphertext; what lies beyond it may be an earlier batch's plaintext.
+            old.AsSpan(0, batch.Received).CopyTo(grown);
+            PinnedBuffers.Return(old, batch.Used);
+        }
+
+        batch.Buffer = grown;
+        batch.Used = batch.Received;
     }
 
     // The bytes a seekable source holds after its position; -1 when it cannot say.
@@ -482,300 +556,113 @@ public sealed class ContentDecryptingStream : Stream
         }
     }
 
-    // Counts what a read from the source returned; false at the end of the source.
-    private bool Received(int count)
+    // Opens the records of the current batch: the byte after them (or the source's end) says whether
+    // the last of them ends the body. One record that fits `direct` decrypts straight into it (the
+    // data's length is returned); otherwise the records open in place and their data is moved together.
+    private int Open(Memory<byte> direct)
     {
-        if (_decryptor is null)
+        Batch batch = _batch!;
+        int recordSize = _decryptor!.Header.RecordSize;
+        bool isFinal = batch.SourceEnded;
+        int length = isFinal ? batch.Received : batch.Received - 1;
+        int records = (length + recordSize - 1) / recordSize;
+        if (batch.Lengths.Length < records)
         {
-            _headerReceived += count;
-        }
-        else
-        {
-            _recordReceived += count;
-        }
-
-        return count > 0;
-    }
-
-    // Past the first 1 MiB of records, at a record boundary with nothing buffered, the
-    // pipeline takes over the reading and opening.
-    private bool PipelineIsDue() =>
-        _decryptor is { } decryptor && _recordReceived == 0 && !_probePending && !_endOfBody && _plaintextEnd == _plaintextStart
-        && RecordPipeline.Applies(_maxDegreeOfParallelism, decryptor.Header.RecordSize)
-        && decryptor.RecordCount * (decryptor.Header.RecordSize - ContentEncryption.TagSize) >= RecordPipeline.StartBytes;
-
-    private void StartPipeline(bool async)
-    {
-        if (_record is { } record)
-        {
-            _record = null;
-            PinnedBuffers.Return(record);
+            batch.Lengths = new int[records];
         }
 
-        _pipeline = new OpeningPipeline(_source, _decryptor!, _maxDegreeOfParallelism, async);
-    }
-
-    // What Step needs done before it can go on: nothing (the data, or the end, is ready), bytes from
-    // the source in the space it names, or the pipeline's next item.
-    private enum Need
-    {
-        Nothing,
-        SourceBytes,
-        PipelineItem,
-    }
-
-    // The stream's reading logic, written once and free of I/O: Pump and PumpAsync do what it asks
-    // for, a source read or a wait for the pipeline, and call it again, so the sync and async paths
-    // cannot drift. It returns Need.Nothing with either data in `buffer` (`written` bytes), a batch's
-    // data in place (`chunk`, up to `max` bytes), or neither: the verified end of the body.
-    private Need Step(Span<byte> buffer, int max, bool useAsync, out int written, out ReadOnlyMemory<byte> chunk, out Memory<byte> space)
-    {
-        written = 0;
-        chunk = ReadOnlyMemory<byte>.Empty;
-        space = Memory<byte>.Empty;
-        while (true)
+        batch.Spent = true;
+        batch.Used = Math.Max(batch.Used, batch.Received);
+        batch.Taken = batch.DataLength = 0;
+        _endOfBody = isFinal;
+        if (records == 1 && direct.Length >= length - ContentEncryption.TagSize)
         {
-            if (_pipeline is not null)
-            {
-                chunk = TakeFromBatch(max);
-                return chunk.IsEmpty && !_endOfBody ? Need.PipelineItem : Need.Nothing;
-            }
-
-            if (_probePending)
-            {
-                space = _probe;
-                return Need.SourceBytes;
-            }
-
-            written = TakeBuffered(buffer);
-            if (written > 0 || _endOfBody)
-            {
-                return Need.Nothing;
-            }
-
-            if (PipelineIsDue())
-            {
-                StartPipeline(useAsync);
-                continue;
-            }
-
-            // A source read that returned 0 ends the header or record being read: what was
-            // received is parsed or opened as it is (a short header or record fails there).
-            bool sourceEnded = _sourceEnded;
-            _sourceEnded = false;
-            if (_decryptor is null)
-            {
-                if (!sourceEnded && NextHeaderRead() is { IsEmpty: false } headerSpace)
-                {
-                    space = headerSpace;
-                    return Need.SourceBytes;
-                }
-
-                StartBody();
-                sourceEnded = false;
-            }
-
-            if (!sourceEnded && NextRecordRead() is { IsEmpty: false } recordSpace)
-            {
-                space = recordSpace;
-                return Need.SourceBytes;
-            }
-
-            written = OpenRecord(buffer);
-            if (written > 0)
-            {
-                return Need.Nothing;
-            }
-        }
-    }
-
-    // Counts what a source read into Step's space returned. Every byte is counted as it arrives, so an
-    // exception from the source (which skips this) loses nothing and a retry resumes.
-    private void Deliver(int count)
-    {
-        if (_probePending)
-        {
-            EndBody(count);
-        }
-        else if (!Received(count))
-        {
-            _sourceEnded = true;
-        }
-    }
-
-    private int Pump(Span<byte> buffer, int max, out ReadOnlyMemory<byte> chunk)
-    {
-        try
-        {
-            while (true)
-            {
-                switch (Step(buffer, max, useAsync: false, out int written, out chunk, out Memory<byte> space))
-                {
-                    case Need.Nothing:
-                        return written;
-                    case Need.SourceBytes:
-                        Deliver(_source.Read(space.Span));
-                        break;
-                    default:
-                        Accept(_pipeline!.Next());
-                        break;
-                }
-            }
-        }
-        catch (ContentEncodingException exception)
-        {
-            throw Fail(exception);
-        }
-    }
-
-    private async ValueTask<(int Written, ReadOnlyMemory<byte> Chunk)> PumpAsync(Memory<byte> buffer, int max, CancellationToken cancellationToken)
-    {
-        try
-        {
-            while (true)
-            {
-                switch (Step(buffer.Span, max, useAsync: true, out int written, out ReadOnlyMemory<byte> chunk, out Memory<byte> space))
-                {
-                    case Need.Nothing:
-                        return (written, chunk);
-                    case Need.SourceBytes:
-                        Deliver(await _source.ReadAsync(space, cancellationToken).ConfigureAwait(false));
-                        break;
-                    default:
-                        Accept(await _pipeline!.NextAsync(cancellationToken).ConfigureAwait(false));
-                        break;
-                }
-            }
-        }
-        catch (ContentEncodingException exception)
-        {
-            throw Fail(exception);
-        }
-    }
-
-    private ReadOnlyMemory<byte> TakeFromBatch(int max)
-    {
-        if (_batch is { } batch)
-        {
-            int count = Math.Min(max, batch.DataLength - batch.Taken);
-            if (count > 0)
-            {
-                ReadOnlyMemory<byte> chunk = batch.Plaintext.AsMemory(batch.Taken, count);
-                batch.Taken += count;
-                return chunk;
-            }
-
-            _batch = null;
-            _pipeline!.Return(batch);
+            // The one-record path's usual case, a caller's buffer with room for the record: no copy.
+            int opened = _decryptor.Open(batch.Buffer.AsMemory(0, length), direct, recordSize, batch.Lengths, isFinal, threads: 1, out ContentEncodingException? error);
+            batch.Error = error;
+            return opened == 1 ? batch.Lengths[0] : 0;
         }
 
-        if (_pipelineStopped)
+        int released = _decryptor.Open(batch.Buffer.AsMemory(0, length), batch.Buffer, recordSize, batch.Lengths, isFinal, _maxDegreeOfParallelism, out ContentEncodingException? failure);
+        batch.Error = failure;
+        for (int i = 0; i < released; i++)
         {
-            _pipelineStopped = false;
-            _pipeline!.Restart();
+            // Record i's data starts at i × rs; they move down to follow each other (no move for the first).
+            batch.Buffer.AsSpan(i * recordSize, batch.Lengths[i]).CopyTo(batch.Buffer.AsSpan(batch.DataLength));
+            batch.DataLength += batch.Lengths[i];
         }
 
-        return ReadOnlyMemory<byte>.Empty;
-    }
-
-    private void Accept(OpeningPipeline.Item item)
-    {
-        if (item.Batch is { } batch)
-        {
-            _batch = batch;
-        }
-        else if (item.Error is { } error)
-        {
-            // A failure of the body is final (Fail keeps it); one of the source is not: the stage
-            // stopped with what it had read kept, and the next read starts it again.
-            _pipelineStopped = error.SourceException is not ContentEncodingException;
-            error.Throw();
-        }
-        else
-        {
-            _endOfBody = true;
-        }
-    }
-
-    private void StartBody()
-    {
-        ContentEncodingHeader parsed = ContentEncodingHeader.Parse(_header.AsSpan(0, _headerReceived), _maxRecordSize);
-        _decryptor = _keyProvider is not null
-            ? ContentEncryption.CreateDecryptor(_keyProvider, parsed, _coding)
-            : new ContentDecryptor(parsed, _inputKeyingMaterial, _coding);
-        _header = null;
-        if (_inputKeyingMaterial is not null)
-        {
-            CryptographicOperations.ZeroMemory(_inputKeyingMaterial);
-            _inputKeyingMaterial = null;
-        }
-    }
-
-    // Opens the record now in the buffer (its whole rs bytes, or fewer at the end of the source):
-    // straight into `buffer` when it has room for the record's whole plaintext (returning the data's
-    // length), otherwise in place (returning 0, the data waiting in the record buffer). After a
-    // full-size last record the source must be probed for data after it before anything is released,
-    // so that record's data is kept in the record buffer until the probe has answered: if the probe
-    // throws, a retry probes again and nothing is lost.
-    private int OpenRecord(Span<byte> buffer)
-    {
-        ContentDecryptor decryptor = _decryptor!;
-        int received = _recordReceived;
-        _recordReceived = 0;
-        if (received == 0)
-        {
-            _endOfBody = decryptor.CheckEnd(sourceEnded: true);
-            return 0;
-        }
-
-        ReadOnlySpan<byte> record = _record.AsSpan(0, received);
-        bool direct = buffer.Length >= received - ContentEncryption.TagSize;
-
-        // On failure DecryptRecord zeroes what it wrote, so the caller's buffer holds nothing of the record.
-        int length = direct
-            ? decryptor.DecryptRecord(record, buffer, out bool isLast)
-            : decryptor.DecryptRecord(record, _record, out isLast);
-
-        if (isLast && received == decryptor.Header.RecordSize)
-        {
-            if (direct)
-            {
-                // Take the data back from the caller's buffer until the probe has answered.
-                buffer[..length].CopyTo(_record);
-                CryptographicOperations.ZeroMemory(buffer[..length]);
-            }
-
-            _plaintextStart = 0;
-            _plaintextEnd = length;
-            _probePending = true;
-            return 0;
-        }
-
-        if (isLast)
-        {
-            _endOfBody = true;
-        }
-        else if (received < decryptor.Header.RecordSize)
-        {
-            // DecryptRecord rejects a short record that is not the last; this cannot be reached.
-            throw new ContentEncodingTruncatedException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.ShortNonLastRecord, decryptor.RecordCount - 1, received, decryptor.Header.RecordSize), decryptor.RecordCount - 1);
-        }
-
-        if (direct)
-        {
-            return length;
-        }
-
-        _plaintextStart = 0;
-        _plaintextEnd = length;
         return 0;
     }
 
-    // The probe after a full-size last record answered: the source must end here. If it does not,
-    // the record's data, waiting in the record buffer, is wiped (by Fail) and the body rejected.
-    private void EndBody(int bytesAfterLastRecord)
+    /// <summary>A buffer of records and what has become of them.</summary>
+    internal sealed class Batch
     {
-        _probePending = false;
-        _endOfBody = _decryptor!.CheckEnd(sourceEnded: bytesAfterLastRecord == 0);
+        /// <summary>The pinned buffer (from <see cref="PinnedBuffers"/>), or null before the first read.</summary>
+        public byte[]? Buffer { get; set; }
+
+        /// <summary>The bytes received from the source into the buffer, from its start.</summary>
+        public int Received { get; set; }
+
+        /// <summary>How far plaintext may reach: the furthest the buffer was ever filled.</summary>
+        public int Used { get; set; }
+
+        public bool SourceEnded { get; set; }
+
+        /// <summary>Whether the records have been opened, so the next fill starts over.</summary>
+        public bool Spent { get; set; } = true;
+
+        public int[] Lengths { get; set; } = [];
+
+        /// <summary>The verified data, moved together at the buffer's start, and how much of it was taken.</summary>
+        public int DataLength { get; set; }
+
+        public int Taken { get; set; }
+
+        /// <summary>The failure to report once the data before it has been taken.</summary>
+        public ContentEncodingException? Error { get; set; }
+
+        /// <summary>Starts over after <paramref name="previous"/>'s records were opened, with the byte
+        /// read past them (the first of the next record), if any; does nothing if not spent.</summary>
+        public void Carry(Batch previous)
+        {
+            if (!Spent)
+            {
+                return;
+            }
+
+            bool carried = previous.Received > 0 && !previous.SourceEnded;
+            if (carried)
+            {
+                byte first = previous.Buffer![previous.Received - 1];
+                Buffer ??= PinnedBuffers.Rent(InitialRecordBuffer + 1);
+                Buffer[0] = first;
+            }
+
+            Received = carried ? 1 : 0;
+            SourceEnded = false;
+            Spent = false;
+            DataLength = Taken = 0;
+            Error = null;
+        }
+
+        public void Wipe()
+        {
+            DataLength = Taken = 0;
+            if (Buffer is not null)
+            {
+                CryptographicOperations.ZeroMemory(Buffer);
+            }
+        }
+
+        public void Release()
+        {
+            DataLength = Taken = 0;
+            if (Buffer is { } buffer)
+            {
+                Buffer = null;
+                PinnedBuffers.Return(buffer, Math.Max(Used, Received));
+            }
+        }
     }
 }

@@ -1,9 +1,10 @@
-// The decoding side of the RFC 8188 record layer, one record at a time. It enforces the rules of
-// section 2: record i opens only with nonce i (so reordering, removal and substitution fail the
-// tag); the plaintext, stripped of trailing zeros, ends in 0x01 for a record that is followed by
-// another or 0x02 for the last; a record shorter than rs is the last one; nothing follows the
-// last record. Plaintext leaves a record only after its tag has verified and its padding checked;
-// on any failure the record's output is zeroed.
+// The decoding side of the RFC 8188 record layer. It enforces the rules of section 2: record i opens
+// only with nonce i (so reordering, removal and substitution fail the tag); the plaintext, stripped of
+// trailing zeros, ends in 0x01 for a record that is followed by another or 0x02 for the last; a record
+// shorter than rs is the last one; nothing follows the last record. Plaintext leaves a record only
+// after its tag has verified and its padding checked; on any failure the record's output is zeroed.
+// Every decoder (one-shots, streams, this type's public methods) goes through Open, which owns the
+// end-of-body rule.
 
 using System;
 using System.Buffers;
@@ -13,7 +14,7 @@ using Cryptography.Internal;
 
 namespace Cryptography.ContentEncoding;
 
-/// <summary>Opens the records of an encrypted body (RFC 8188 framing) one at a time.</summary>
+/// <summary>Opens the records of an encrypted body (RFC 8188 framing).</summary>
 /// <remarks>
 /// <para>Parse the header with <see cref="ContentEncodingHeader.Parse"/>, then pass each record (exactly
 /// <see cref="ContentEncodingHeader.RecordSize"/> bytes, fewer only for the body's final one) to
@@ -73,18 +74,7 @@ public sealed class ContentDecryptor : IDisposable
             throw new ArgumentException(ContentEncodingMessages.RecordLongerThanRecordSize, nameof(record));
         }
 
-        long index = RecordCount;
-        if (IsComplete)
-        {
-            throw DataAfterLastRecord();
-        }
-
-        if (record.Length < 1 + ContentEncryption.TagSize)
-        {
-            throw new ContentEncodingCorruptedException(Format(ContentEncodingMessages.RecordTooShort, index, record.Length), index);
-        }
-
-        int plaintextLength = record.Length - ContentEncryption.TagSize;
+        int plaintextLength = Math.Max(0, record.Length - ContentEncryption.TagSize);
         if (destination.Length < plaintextLength)
         {
             throw new ArgumentException(Format(ContentEncodingMessages.DestinationTooShort, plaintextLength), nameof(destination));
@@ -95,26 +85,11 @@ public sealed class ContentDecryptor : IDisposable
             throw new ArgumentException(ContentEncodingMessages.OverlappingRecord, nameof(destination));
         }
 
-        Span<byte> plaintext = destination[..plaintextLength];
-        OpenedRecord opened = Open(_cipher, index, record, plaintext);
-        if (opened.Outcome != RecordOutcome.Opened)
-        {
-            throw Error(opened, index);
-        }
-
-        int delimiterAt = opened.DelimiterAt;
-        byte delimiter = opened.Delimiter;
-        if (delimiter == 1 && record.Length != Header.RecordSize)
-        {
-            CryptographicOperations.ZeroMemory(plaintext);
-            throw new ContentEncodingTruncatedException(Format(ContentEncodingMessages.ShortNonLastRecord, index, record.Length, Header.RecordSize), index);
-        }
-
-        plaintext[delimiterAt..].Clear();
-        RecordCount = index + 1;
-        isLastRecord = delimiter == 2;
-        IsComplete = isLastRecord;
-        return delimiterAt;
+        Span<OpenedRecord> outcome = [IsComplete ? default : OpenOne(_cipher, RecordCount, record, destination)];
+        Span<int> length = stackalloc int[1];
+        Release(outcome, record.Length, destination, plaintextLength, length, isFinal: null, out ContentEncodingException? error);
+        isLastRecord = IsComplete;
+        return error is null ? length[0] : throw error;
     }
 
     /// <summary>Verifies and decrypts consecutive full-size records on up to
@@ -154,10 +129,9 @@ public sealed class ContentDecryptor : IDisposable
 
         int count = records.Length / recordSize;
         int stride = recordSize - ContentEncryption.TagSize;
-        long needed = (long)count * stride;
-        if (destination.Length < needed)
+        if (destination.Length < (long)count * stride)
         {
-            throw new ArgumentException(Format(ContentEncodingMessages.DestinationTooShort, needed), nameof(destination));
+            throw new ArgumentException(Format(ContentEncodingMessages.DestinationTooShort, (long)count * stride), nameof(destination));
         }
 
         if (dataLengths.Length < count)
@@ -170,109 +144,8 @@ public sealed class ContentDecryptor : IDisposable
             throw new ArgumentException(ContentEncodingMessages.OverlappingBatch, nameof(destination));
         }
 
-        if (count == 0)
-        {
-            return 0;
-        }
-
-        long first = RecordCount;
-        if (IsComplete)
-        {
-            throw DataAfterLastRecord();
-        }
-
-        int workers = RecordBatch.Workers(count, maxDegreeOfParallelism);
-
-        // Each worker writes only its own records' entries. Spans cannot cross threads, hence a pooled array.
-        OpenedRecord[] outcomes = ArrayPool<OpenedRecord>.Shared.Rent(count);
-        try
-        {
-            try
-            {
-                RecordBatch.Run(count, workers, (Cipher: _cipher, Records: records, Destination: destination, Outcomes: outcomes, First: first, RecordSize: recordSize, Stride: stride),
-                    static (batch, worker, start, end) =>
-                    {
-                        RecordCipher cipher = batch.Cipher.ForWorker(worker);
-                        ReadOnlySpan<byte> records = batch.Records.Span;
-                        Span<byte> destination = batch.Destination.Span;
-                        for (int i = start; i < end; i++)
-                        {
-                            batch.Outcomes[i] = Open(cipher, batch.First + i, records.Slice(i * batch.RecordSize, batch.RecordSize), destination.Slice(i * batch.Stride, batch.Stride));
-                        }
-                    });
-            }
-            catch
-            {
-                // Nothing expected throws here (a bad record is an outcome, not an exception), but
-                // plaintext written before its tag was checked must not be left behind.
-                CryptographicOperations.ZeroMemory(destination.Span[..(int)needed]);
-                throw;
-            }
-
-            // In order, as DecryptRecord would have met them: the first failure wins, and a record after
-            // the last is one. Records before it are released; it and everything after are zeroed.
-            Span<byte> plaintexts = destination.Span[..(int)needed];
-            int released = count;
-            bool sawLast = false;
-            ContentEncodingException? error = null;
-            for (int i = 0; i < count; i++)
-            {
-                OpenedRecord outcome = outcomes[i];
-                if (outcome.Outcome != RecordOutcome.Opened)
-                {
-                    error = Error(outcome, first + i);
-                    released = i;
-                    break;
-                }
-
-                dataLengths[i] = outcome.DelimiterAt;
-                sawLast = outcome.Delimiter == 2;
-                if (sawLast && i < count - 1)
-                {
-                    error = new ContentEncodingCorruptedException(Format(ContentEncodingMessages.RecordAfterLast, first + i), first + i);
-                    released = i + 1;
-                    break;
-                }
-            }
-
-            for (int i = 0; i < released; i++)
-            {
-                // The delimiter and padding: the plaintext beyond the data reads as zeros.
-                plaintexts[((i * stride) + outcomes[i].DelimiterAt)..((i + 1) * stride)].Clear();
-            }
-
-            CryptographicOperations.ZeroMemory(plaintexts[(released * stride)..]);
-            RecordCount = first + released;
-            IsComplete = sawLast;
-            if (error is not null)
-            {
-                throw error;
-            }
-
-            return count;
-        }
-        finally
-        {
-            ArrayPool<OpenedRecord>.Shared.Return(outcomes);
-        }
-    }
-
-    /// <summary>The end-of-body rule (RFC 8188 section 2), for a reader that knows, after the records
-    /// opened so far, whether its source has ended: a body ends exactly after the record marked as the
-    /// last one. The streams and their pipeline supply the facts; the decisions and errors are here.</summary>
-    /// <param name="sourceEnded">Whether the source has ended after the records opened so far.</param>
-    /// <returns><see langword="true"/> when the body is complete; <see langword="false"/> when more records are to come.</returns>
-    /// <exception cref="ContentEncodingTruncatedException">The source ended before the last record.</exception>
-    /// <exception cref="ContentEncodingCorruptedException">The source goes on after the last record.</exception>
-    internal bool CheckEnd(bool sourceEnded)
-    {
-        if (sourceEnded)
-        {
-            Complete();
-            return true;
-        }
-
-        return IsComplete ? throw DataAfterLastRecord() : false;
+        Open(records, destination, stride, dataLengths, isFinal: null, maxDegreeOfParallelism, out ContentEncodingException? error);
+        return error is null ? count : throw error;
     }
 
     /// <summary>Checks, at the end of the body, that its last record has been opened.</summary>
@@ -281,9 +154,7 @@ public sealed class ContentDecryptor : IDisposable
     {
         if (!IsComplete)
         {
-            throw RecordCount == 0
-                ? new ContentEncodingTruncatedException(ContentEncodingMessages.NoRecords)
-                : new ContentEncodingTruncatedException(Format(ContentEncodingMessages.NoLastRecord, RecordCount - 1), RecordCount - 1);
+            throw Truncated();
         }
     }
 
@@ -294,6 +165,128 @@ public sealed class ContentDecryptor : IDisposable
         {
             _disposed = true;
             _cipher.Dispose();
+        }
+    }
+
+    /// <summary>
+    /// Opens the next records in order and applies RFC 8188 section 2's end-of-body rule: the one place
+    /// it is written. Record i is <paramref name="records"/>[i × rs ..], each full-size but the last,
+    /// which ends where <paramref name="records"/> ends; its plaintext goes to
+    /// <paramref name="destination"/>[i × <paramref name="stride"/> ..] (stride rs opens in place).
+    /// <paramref name="isFinal"/> says whether the body ends right after these records. A streaming
+    /// reader knows it, because it reads one byte past a record before opening it (Tink's shape): then
+    /// the final record must be marked as the last, no other may be, and a record marked as the last
+    /// with data after it is not released. <see langword="null"/> (the public record-at-a-time methods,
+    /// whose callers say nothing of what follows) leaves the end to <see cref="Complete"/>.
+    /// </summary>
+    /// <returns>How many records are released: verified, their data lengths in <paramref name="lengths"/>,
+    /// their padding zeroed. Everything from the first record not released on is zeroed, and
+    /// <paramref name="error"/> says why; the records before it stay valid for the caller to hand out.</returns>
+    internal int Open(ReadOnlyMemory<byte> records, Memory<byte> destination, int stride, Span<int> lengths, bool? isFinal, int threads, out ContentEncodingException? error)
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        int recordSize = Header.RecordSize;
+        int count = (records.Length + recordSize - 1) / recordSize;
+        long first = RecordCount;
+        error = count == 0 ? (isFinal == true ? Truncated() : null) : IsComplete ? DataAfterLastRecord() : null;
+        if (count == 0 || error is not null)
+        {
+            return 0;
+        }
+
+        // Each worker writes only its own records' entries. Spans cannot cross threads, hence a pooled array.
+        OpenedRecord[] outcomes = ArrayPool<OpenedRecord>.Shared.Rent(count);
+        try
+        {
+            try
+            {
+                RecordBatch.Run(count, threads, (Cipher: _cipher, Records: records, Destination: destination, Outcomes: outcomes, First: first, RecordSize: recordSize, Stride: stride),
+                    static (batch, worker, start, end) =>
+                    {
+                        RecordCipher cipher = batch.Cipher.ForWorker(worker);
+                        for (int i = start; i < end; i++)
+                        {
+                            ReadOnlySpan<byte> record = batch.Records.Span[(i * batch.RecordSize)..Math.Min(batch.Records.Length, (i + 1) * batch.RecordSize)];
+                            batch.Outcomes[i] = OpenOne(cipher, batch.First + i, record, batch.Destination.Span[(i * batch.Stride)..]);
+                        }
+                    });
+            }
+            catch
+            {
+                // Nothing expected throws here (a bad record is an outcome, not an exception), but
+                // plaintext written before its tag was checked must not be left behind.
+                Wipe(destination.Span, 0, count, records.Length, stride);
+                throw;
+            }
+
+            return Release(outcomes.AsSpan(0, count), records.Length, destination.Span, stride, lengths, isFinal, out error);
+        }
+        finally
+        {
+            ArrayPool<OpenedRecord>.Shared.Return(outcomes);
+        }
+    }
+
+    // Goes through the outcomes in order, as one record at a time would meet them: the first failure wins.
+    private int Release(ReadOnlySpan<OpenedRecord> outcomes, int recordsLength, Span<byte> destination, int stride, Span<int> lengths, bool? isFinal, out ContentEncodingException? error)
+    {
+        int recordSize = Header.RecordSize;
+        int count = outcomes.Length;
+        long first = RecordCount;
+        error = IsComplete ? DataAfterLastRecord() : null;
+        int released = 0;
+        for (; released < count && error is null; released++)
+        {
+            OpenedRecord outcome = outcomes[released];
+            long index = first + released;
+            int length = Math.Min(recordSize, recordsLength - (released * recordSize));
+            bool moreFollow = released < count - 1 || isFinal == false;
+            if (outcome.Outcome != RecordOutcome.Opened)
+            {
+                error = Error(outcome, index);
+                break;
+            }
+
+            if (outcome.Delimiter == 2 && moreFollow)
+            {
+                IsComplete = true;
+                error = new ContentEncodingCorruptedException(Format(ContentEncodingMessages.RecordAfterLast, index), index);
+                if (isFinal is not null)
+                {
+                    RecordCount = index + 1;   // it verified; what follows it is the failure
+                    break;
+                }
+            }
+            else if (outcome.Delimiter == 1 && length < recordSize)
+            {
+                error = new ContentEncodingTruncatedException(Format(ContentEncodingMessages.ShortNonLastRecord, index, length, recordSize), index);
+                break;
+            }
+            else if (outcome.Delimiter == 1 && isFinal == true && !moreFollow)
+            {
+                // The body ends after a record not marked as the last: its data is authentic and is
+                // released, as every record's before it was, before the truncation is reported.
+                error = new ContentEncodingTruncatedException(Format(ContentEncodingMessages.NoLastRecord, index), index);
+            }
+
+            IsComplete |= outcome.Delimiter == 2;
+            lengths[released] = outcome.DelimiterAt;
+            destination.Slice((released * stride) + outcome.DelimiterAt, length - ContentEncryption.TagSize - outcome.DelimiterAt).Clear();
+            RecordCount = index + 1;
+        }
+
+        Wipe(destination, released, count, recordsLength, stride);
+        return released;
+    }
+
+    // Zeroes the plaintext of records [from, count).
+    private void Wipe(Span<byte> destination, int from, int count, int recordsLength, int stride)
+    {
+        int recordSize = Header.RecordSize;
+        for (int i = from; i < count; i++)
+        {
+            int length = Math.Min(recordSize, recordsLength - (i * recordSize)) - ContentEncryption.TagSize;
+            CryptographicOperations.ZeroMemory(destination.Slice(i * stride, Math.Max(0, Math.Min(length, destination.Length - (i * stride)))));
         }
     }
 
@@ -311,6 +304,9 @@ public sealed class ContentDecryptor : IDisposable
 
         /// <summary>The last non-zero byte is neither 0x01 nor 0x02.</summary>
         BadDelimiter,
+
+        /// <summary>The record is shorter than 17 bytes (its length travels in DelimiterAt).</summary>
+        TooShort,
     }
 
     /// <summary>The outcome of opening one record, where its delimiter is, and the delimiter's value
@@ -320,9 +316,14 @@ public sealed class ContentDecryptor : IDisposable
     /// <summary>Opens one record into <paramref name="plaintext"/> (record length − 16 bytes) and finds its
     /// delimiter, the last non-zero byte (the padding is not cleared yet). Unless the outcome is
     /// <see cref="RecordOutcome.Opened"/>, the plaintext has been zeroed.</summary>
-    private static OpenedRecord Open(RecordCipher cipher, long index, ReadOnlySpan<byte> record, Span<byte> plaintext)
+    private static OpenedRecord OpenOne(RecordCipher cipher, long index, ReadOnlySpan<byte> record, Span<byte> plaintext)
     {
         int length = record.Length - ContentEncryption.TagSize;
+        if (length < 1)
+        {
+            return new(RecordOutcome.TooShort, record.Length);
+        }
+
         plaintext = plaintext[..length];
         if (!cipher.TryOpen(index, record[..length], record[length..], plaintext))
         {
@@ -347,10 +348,15 @@ public sealed class ContentDecryptor : IDisposable
 
     private static ContentEncodingCorruptedException Error(OpenedRecord opened, long index) => opened.Outcome switch
     {
-        RecordOutcome.AuthenticationFailed => new ContentEncodingCorruptedException(Format(ContentEncodingMessages.RecordAuthenticationFailed, index), index),
-        RecordOutcome.NoDelimiter => new ContentEncodingCorruptedException(Format(ContentEncodingMessages.NoDelimiter, index), index),
-        _ => new ContentEncodingCorruptedException(Format(ContentEncodingMessages.BadDelimiter, index, opened.Delimiter), index),
+        RecordOutcome.AuthenticationFailed => new(Format(ContentEncodingMessages.RecordAuthenticationFailed, index), index),
+        RecordOutcome.NoDelimiter => new(Format(ContentEncodingMessages.NoDelimiter, index), index),
+        RecordOutcome.TooShort => new(Format(ContentEncodingMessages.RecordTooShort, index, opened.DelimiterAt), index),
+        _ => new(Format(ContentEncodingMessages.BadDelimiter, index, opened.Delimiter), index),
     };
+
+    private ContentEncodingTruncatedException Truncated() => RecordCount == 0
+        ? new(ContentEncodingMessages.NoRecords)
+        : new(Format(ContentEncodingMessages.NoLastRecord, RecordCount - 1), RecordCount - 1);
 
     private ContentEncodingCorruptedException DataAfterLastRecord() =>
         new(Format(ContentEncodingMessages.RecordAfterLast, RecordCount - 1), RecordCount - 1);

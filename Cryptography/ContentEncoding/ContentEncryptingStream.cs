@@ -2,10 +2,10 @@
 // on an underlying stream, in constant memory: one record buffer, pinned (so the garbage collector
 // leaves no copy of the plaintext behind), from PinnedBuffers, and wiped before it goes back. A full
 // record is sealed only when more data arrives, because only then is it known not to be the last;
-// FlushFinalBlock (or Dispose) seals the last one. When the caller opts in (MaxDegreeOfParallelism > 1),
-// past the first 1 MiB of records (RecordPipeline.StartBytes) a
-// SealingPipeline (RecordPipeline.cs) takes over: the caller fills batches while a background stage
-// seals them on several threads and writes them, so large bodies use the machine's cores.
+// FlushFinalBlock (or Dispose) seals the last one. With MaxDegreeOfParallelism above 1, past the first
+// 1 MiB, the buffer holds a batch of about 512 KiB of records, sealed in place on several threads,
+// and a background task writes a sealed batch while the caller fills the next: the background task
+// only writes ciphertext, every record is sealed inside a call of the caller's.
 
 using System;
 using System.IO;
@@ -31,10 +31,11 @@ namespace Cryptography.ContentEncoding;
 /// later call throws <see cref="InvalidOperationException"/> and disposing writes no last record. An
 /// exception from the source of <see cref="CopyFrom"/> loses nothing, and the copy may be resumed.</para>
 /// <para>Memory: one record buffer of the record size. With <see cref="MaxDegreeOfParallelism"/> above 1,
-/// past the first 1 MiB of data a body (with records of at most 512 KiB) is sealed in batches of about 512 KiB on up to <see cref="MaxDegreeOfParallelism"/>
-/// threads by a background task, which also writes to the destination while the caller writes the next
-/// data: then the stream holds five buffers of about 512 KiB. An error of the destination surfaces at the
-/// next call. An instance is not safe for concurrent use. Disposing wipes the keys and the buffers.</para>
+/// past the first 1 MiB of data a body (with records of at most 512 KiB) is sealed in batches of about
+/// 512 KiB on up to <see cref="MaxDegreeOfParallelism"/> threads, and a background task writes each batch
+/// to the destination while the caller writes the next data: then the stream holds two buffers of about
+/// 512 KiB. An error of the destination surfaces at the next call. An instance is not safe for
+/// concurrent use. Disposing wipes the keys and the buffers.</para>
 /// </remarks>
 public sealed class ContentEncryptingStream : Stream
 {
@@ -42,23 +43,24 @@ public sealed class ContentEncryptingStream : Stream
     private readonly bool _leaveOpen;
     private readonly ContentEncryptor _encryptor;
     private readonly int _maxData;
-    private readonly int _maxDegreeOfParallelism = RecordPipeline.DefaultParallelism;
-    private byte[]? _record;
-    private int _count;
-    private int _capacity;
-    private SealingPipeline? _pipeline;
+    private readonly int _maxDegreeOfParallelism = RecordBatch.DefaultParallelism;
+    private int _recordsPerBatch = 1;
+    private byte[]? _buffer;    // record i's data at i × rs, sealed there in place
+    private int _count;         // the data bytes in it
+    private byte[]? _spare;     // the batch the background task writes, on the parallel path
+    private Task? _writing;     // that task, while it runs
 
-    // CopyFrom's one byte read past a full record buffer (pinned, and zeroed after each use).
+    // CopyFrom's one byte read past a full buffer (pinned, and zeroed after each use).
     private byte[]? _probe;
     private bool _headerWritten;
     private bool _finished;
     private bool _disposed;
 
-    // A write to the destination (or a hand-over to the pipeline) that failed or was cancelled part
-    // way: records or data may be lost between what was taken and what went out, so the body can no
-    // longer be finished. Sticky, as age's stream keeps its error: every later call throws, and
-    // Dispose writes no last record, so the receiver sees a truncated body (issue 31, defect 2: a
-    // cancelled CopyFromAsync dropped a batch, and the resumed body verified without it).
+    // A write to the destination that failed or was cancelled part way: records may be lost between
+    // what was taken and what went out, so the body can no longer be finished. Sticky, as age's
+    // stream keeps its error: every later call throws, and Dispose writes no last record, so the
+    // receiver sees a truncated body (issue 31, defect 2: a cancelled CopyFromAsync dropped a batch,
+    // and the resumed body verified without it).
     private Exception? _fault;
 
     /// <summary>Creates a stream that writes an encrypted body to <paramref name="destination"/>.</summary>
@@ -84,12 +86,11 @@ public sealed class ContentEncryptingStream : Stream
         _destination = destination;
         _leaveOpen = leaveOpen;
         _maxData = _encryptor.MaxRecordDataLength;
-        _record = PinnedBuffers.Rent(Math.Max(recordSize, _encryptor.Header.Length));
-        _capacity = _maxData;
+        _buffer = PinnedBuffers.Rent(recordSize);
     }
 
     /// <summary>Gets or sets how many threads may seal records at once in a body larger than about 1 MiB
-    /// (the calling thread is not one of them: a background task seals and writes while the caller writes).
+    /// (the calling thread is one of them; a background task writes each sealed batch while the caller writes).
     /// The default, 1, starts no background work: the stream seals on the caller's thread, in one record
     /// buffer. Above 1 is for a caller with cores to spare for one large body, such as a file tool.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is less than 1.</exception>
@@ -136,9 +137,9 @@ public sealed class ContentEncryptingStream : Stream
         ThrowIfNotWritable();
         while (!buffer.IsEmpty)
         {
-            if (_count == _capacity)
+            if (_count == Capacity)
             {
-                RecordPipeline.Wait(AdvanceAsync(useAsync: false, CancellationToken.None));
+                Wait(AdvanceAsync(useAsync: false, CancellationToken.None));
             }
 
             buffer = buffer[Take(buffer)..];
@@ -174,7 +175,7 @@ public sealed class ContentEncryptingStream : Stream
         ThrowIfNotWritable();
         while (!buffer.IsEmpty)
         {
-            if (_count == _capacity)
+            if (_count == Capacity)
             {
                 await AdvanceAsync(useAsync: true, cancellationToken).ConfigureAwait(false);
             }
@@ -212,7 +213,7 @@ public sealed class ContentEncryptingStream : Stream
     public long CopyFrom(Stream source)
     {
         ValidateSource(source);
-        return RecordPipeline.Wait(CopyFromAsync(source, useAsync: false, CancellationToken.None));
+        return Wait(CopyFromAsync(source, useAsync: false, CancellationToken.None));
     }
 
     /// <summary>Encrypts everything <paramref name="source"/> holds, from where it is to its end, as
@@ -230,17 +231,14 @@ public sealed class ContentEncryptingStream : Stream
         return await CopyFromAsync(source, useAsync: true, cancellationToken).ConfigureAwait(false);
     }
 
-    /// <summary>Flushes the destination. Buffered data stays buffered: a record goes out only when it is full
-    /// and more data follows, or at <see cref="FlushFinalBlock"/>. While a background task writes the
-    /// records of a large body, the destination is flushed by <see cref="FlushFinalBlock"/> only.</summary>
+    /// <summary>Flushes the destination, once a batch the background task is writing (if any) is out.
+    /// Buffered data stays buffered: a record goes out only when it is full and more data follows, or at
+    /// <see cref="FlushFinalBlock"/>.</summary>
+    /// <exception cref="InvalidOperationException">An earlier write to the destination failed.</exception>
     public override void Flush()
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
-        if (_pipeline is null)
-        {
-            // Once the background stage writes to the destination, only it may touch it until the end.
-            _destination.Flush();
-        }
+        Wait(FlushAsync(useAsync: false, CancellationToken.None));
     }
 
     /// <inheritdoc cref="Flush"/>
@@ -249,14 +247,14 @@ public sealed class ContentEncryptingStream : Stream
     public override Task FlushAsync(CancellationToken cancellationToken)
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
-        return _pipeline is null ? _destination.FlushAsync(cancellationToken) : Task.CompletedTask;
+        return FlushAsync(useAsync: true, cancellationToken).AsTask();
     }
 
     /// <summary>Writes the last record (and the header, if nothing was written yet) and flushes the destination.
     /// Later writes throw; calling it again does nothing.</summary>
     /// <exception cref="InvalidOperationException">An earlier write to the destination failed: the body cannot be finished.</exception>
     /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
-    public void FlushFinalBlock() => RecordPipeline.Wait(FinishBodyAsync(useAsync: false, CancellationToken.None));
+    public void FlushFinalBlock() => Wait(FinishBodyAsync(useAsync: false, CancellationToken.None));
 
     /// <inheritdoc cref="FlushFinalBlock"/>
     /// <param name="cancellationToken">Cancels the writes to the destination.</param>
@@ -351,36 +349,43 @@ public sealed class ContentEncryptingStream : Stream
         }
     }
 
+    private static void Wait(ValueTask task)
+    {
+        if (!task.IsCompletedSuccessfully)
+        {
+            task.AsTask().GetAwaiter().GetResult();
+        }
+    }
+
+    private static T Wait<T>(ValueTask<T> task) => task.IsCompletedSuccessfully ? task.Result : task.AsTask().GetAwaiter().GetResult();
+
+    // The data a full buffer holds: whole records' data.
+    private int Capacity => _recordsPerBatch * _maxData;
+
     private void Release()
     {
         _disposed = true;
         _finished = true;
-        if (_pipeline is { } pipeline)
-        {
-            // Stops the stage and waits for it before the keys go; the pipeline owns and wipes the buffers.
-            _pipeline = null;
-            _record = null;
-            pipeline.Dispose();
-        }
-
         _encryptor.Dispose();
-        if (_record is { } record)
+        if (_buffer is { } buffer)
         {
-            _record = null;
-            PinnedBuffers.Return(record);   // wipes it
+            _buffer = null;
+            PinnedBuffers.Return(buffer);   // wipes it
         }
-    }
 
-    private bool PipelineIsDue() =>
-        RecordPipeline.Applies(_maxDegreeOfParallelism, _encryptor.RecordSize) && _encryptor.RecordCount * _maxData >= RecordPipeline.StartBytes;
-
-    private void StartPipeline(bool async)
-    {
-        byte[] record = _record!;
-        _record = null;
-        PinnedBuffers.Return(record);
-        _pipeline = new SealingPipeline(_encryptor, _destination, _maxDegreeOfParallelism, async);
-        _capacity = _pipeline.BatchLength;
+        if (_spare is { } spare)
+        {
+            // Sealed records only, but a write still running owns the buffer until it ends.
+            _spare = null;
+            if (_writing is { IsCompleted: false } writing)
+            {
+                writing.ContinueWith(_ => PinnedBuffers.Return(spare, holdsOnlyPublicData: true), CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+            }
+            else
+            {
+                PinnedBuffers.Return(spare, holdsOnlyPublicData: true);
+            }
+        }
     }
 
     private void ValidateSource(Stream source)
@@ -411,69 +416,147 @@ public sealed class ContentEncryptingStream : Stream
         }
     }
 
-    // Seals the buffered data in place as the next record; WriteOut sends the header before the first.
-    private ReadOnlyMemory<byte> SealRecord(bool isLast)
+    // Where the next data byte goes: record (_count / maxData)'s slot, up to the end of that record's data.
+    private Memory<byte> Space()
     {
-        int length = _encryptor.EncryptRecord(_record.AsSpan(0, _count), _record, isLast);
+        int slot = _count / _maxData;
+        int offset = _count - (slot * _maxData);
+        return _buffer.AsMemory((slot * _encryptor.RecordSize) + offset, _maxData - offset);
+    }
+
+    // Copies what fits of `data` into the buffer; returns how much.
+    private int Take(ReadOnlySpan<byte> data)
+    {
+        int taken = 0;
+        while (taken < data.Length && _count < Capacity)
+        {
+            Span<byte> space = Space().Span;
+            int n = Math.Min(space.Length, data.Length - taken);
+            data.Slice(taken, n).CopyTo(space);
+            _count += n;
+            taken += n;
+        }
+
+        return taken;
+    }
+
+    // Seals the buffered data in place: every full record but, at the end of the body, the final one,
+    // which is sealed as the last. Returns the length of the records.
+    private int Seal(bool isLast)
+    {
+        int recordSize = _encryptor.RecordSize;
+        int full = isLast ? Math.Max(0, _count - 1) / _maxData : _count / _maxData;
+        _encryptor.SealFullRecords(_buffer, recordSize, _buffer, full, _maxDegreeOfParallelism);
+        int length = full * recordSize;
+        if (isLast)
+        {
+            Span<byte> last = _buffer.AsSpan(length);
+            length += _encryptor.EncryptRecord(last[..(_count - (full * _maxData))], last, isLastRecord: true);
+        }
+
         _count = 0;
-        return _record.AsMemory(0, length);
+        return length;
     }
 
     // Each operation below is written once, for both paths (CryptoStream's pattern): with useAsync
     // false every call it makes is synchronous, so the ValueTask has completed when it returns and
-    // RecordPipeline.Wait only takes its result.
+    // Wait only takes its result.
 
-    // Copies what fits of `data` into the record buffer; returns how much.
-    private int Take(ReadOnlySpan<byte> data)
-    {
-        int take = Math.Min(_capacity - _count, data.Length);
-        data[..take].CopyTo(_record.AsSpan(_count));
-        _count += take;
-        return take;
-    }
-
-    // The buffer is full and more data follows: seal the record (or hand the batch to the pipeline),
-    // and past the first 1 MiB of records start the pipeline if the caller opted in. A failure here
-    // may lose what was taken (a sealed record, a batch), so it faults the stream for good.
+    // The buffer is full and more data follows: seal its records and send them, and past the first
+    // 1 MiB start batches if the caller opted in. A failure here may lose what was taken, so it
+    // faults the stream for good.
     private async ValueTask AdvanceAsync(bool useAsync, CancellationToken cancellationToken)
     {
         try
         {
-            if (_pipeline is { } pipeline)
-            {
-                await SubmitAsync(pipeline, isLast: false, useAsync, cancellationToken).ConfigureAwait(false);
-                _record = useAsync ? await pipeline.TakeBufferAsync(cancellationToken).ConfigureAwait(false) : pipeline.TakeBuffer();
-                return;
-            }
-
-            await WriteOutAsync(SealRecord(isLast: false), useAsync, cancellationToken).ConfigureAwait(false);
-            if (PipelineIsDue())
-            {
-                StartPipeline(useAsync);
-                _record = useAsync ? await _pipeline!.TakeBufferAsync(cancellationToken).ConfigureAwait(false) : _pipeline!.TakeBuffer();
-            }
+            await SendAsync(Seal(isLast: false), useAsync, cancellationToken).ConfigureAwait(false);
         }
         catch (Exception exception)
         {
             _fault ??= exception;
             throw;
         }
+
+        int recordSize = _encryptor.RecordSize;
+        if (_recordsPerBatch == 1 && RecordBatch.Applies(_maxDegreeOfParallelism, recordSize) && _encryptor.RecordCount * _maxData >= RecordBatch.StartBytes)
+        {
+            _recordsPerBatch = RecordBatch.RecordsPerBatch(recordSize);
+            PinnedBuffers.Return(_buffer!, holdsOnlyPublicData: true);   // sealed records only
+            _buffer = PinnedBuffers.Rent(_recordsPerBatch * recordSize);
+        }
     }
 
-    // Hands the record buffer to the pipeline; the stream holds no buffer until it takes the next.
-    private async ValueTask SubmitAsync(SealingPipeline pipeline, bool isLast, bool useAsync, CancellationToken cancellationToken)
+    // Sends `length` bytes of sealed records, after the header before the first. On the parallel path
+    // a background task writes them while the caller fills the other buffer; it must have finished
+    // the batch before (whose buffer is the next to fill) first.
+    private async ValueTask SendAsync(int length, bool useAsync, CancellationToken cancellationToken)
+    {
+        if (!_headerWritten)
+        {
+            byte[] header = new byte[_encryptor.Header.Length];
+            _encryptor.Header.WriteTo(header);
+            await WriteAsync(_destination, header, useAsync, cancellationToken).ConfigureAwait(false);
+            _headerWritten = true;
+        }
+
+        if (_recordsPerBatch == 1)
+        {
+            await WriteAsync(_destination, _buffer.AsMemory(0, length), useAsync, cancellationToken).ConfigureAwait(false);
+            return;
+        }
+
+        await WrittenAsync(useAsync, cancellationToken).ConfigureAwait(false);
+        byte[] sealedBatch = _buffer!;
+        (_buffer, _spare) = (_spare ?? PinnedBuffers.Rent(sealedBatch.Length), sealedBatch);
+        _writing = WriteBehind(sealedBatch.AsMemory(0, length), useAsync);
+    }
+
+    // Its own method: a lambda capturing SendAsync's parameters would allocate its closure at every call.
+    private Task WriteBehind(ReadOnlyMemory<byte> records, bool useAsync) =>
+        Task.Run(async () => await WriteAsync(_destination, records, useAsync, CancellationToken.None).ConfigureAwait(false));
+
+    // Waits for the background write, if one runs; its failure comes out here.
+    private async ValueTask WrittenAsync(bool useAsync, CancellationToken cancellationToken)
+    {
+        if (_writing is { } writing)
+        {
+            await (useAsync ? writing.WaitAsync(cancellationToken) : writing).ConfigureAwait(false);
+            _writing = null;
+        }
+    }
+
+    private static async ValueTask WriteAsync(Stream destination, ReadOnlyMemory<byte> data, bool useAsync, CancellationToken cancellationToken)
     {
         if (useAsync)
         {
-            await pipeline.SubmitAsync(_record!, _count, isLast, cancellationToken).ConfigureAwait(false);
+            await destination.WriteAsync(data, cancellationToken).ConfigureAwait(false);
         }
         else
         {
-            pipeline.Submit(_record!, _count, isLast);
+            destination.Write(data.Span);
+        }
+    }
+
+    private async ValueTask FlushAsync(bool useAsync, CancellationToken cancellationToken)
+    {
+        try
+        {
+            await WrittenAsync(useAsync, cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception exception)
+        {
+            _fault ??= exception;
+            throw;
         }
 
-        _record = null;
-        _count = 0;
+        if (useAsync)
+        {
+            await _destination.FlushAsync(cancellationToken).ConfigureAwait(false);
+        }
+        else
+        {
+            _destination.Flush();
+        }
     }
 
     private async ValueTask<long> CopyFromAsync(Stream source, bool useAsync, CancellationToken cancellationToken)
@@ -482,53 +565,17 @@ public sealed class ContentEncryptingStream : Stream
         while (true)
         {
             int read;
-            if (_count < _capacity)
+            if (_count < Capacity)
             {
-                Memory<byte> space = _record.AsMemory(_count, _capacity - _count);
+                Memory<byte> space = Space();
                 read = useAsync ? await source.ReadAsync(space, cancellationToken).ConfigureAwait(false) : source.Read(space.Span);
                 _count += read;
             }
-            else if (_pipeline is { } pipeline)
-            {
-                // A full batch goes out only once more data is known to follow: read on into a free
-                // buffer, and submit the full one when that read brought data. A read that fails or
-                // finds the end gives the empty buffer back; one that brings data keeps it.
-                byte[] next = useAsync ? await pipeline.TakeBufferAsync(cancellationToken).ConfigureAwait(false) : pipeline.TakeBuffer();
-                read = 0;
-                try
-                {
-                    Memory<byte> space = next.AsMemory(0, _capacity);
-                    read = useAsync ? await source.ReadAsync(space, cancellationToken).ConfigureAwait(false) : source.Read(space.Span);
-                }
-                finally
-                {
-                    if (read == 0)
-                    {
-                        pipeline.GiveBack(next);
-                    }
-                }
-
-                if (read > 0)
-                {
-                    try
-                    {
-                        await SubmitAsync(pipeline, isLast: false, useAsync, cancellationToken).ConfigureAwait(false);
-                    }
-                    catch (Exception exception)
-                    {
-                        _fault ??= exception;   // the data just read into next is lost with it
-                        throw;
-                    }
-
-                    _record = next;
-                    _count = read;
-                }
-            }
             else
             {
-                // The one-record buffer is full, and its record goes out only once more data is known
-                // to follow: read one byte, then seal the full record and take the byte. The rest of
-                // the next record is then read straight into the buffer again.
+                // The buffer is full, and its records go out only once more data is known to follow:
+                // read one byte, then seal and send them and take the byte. The rest of the next
+                // records is then read straight into the buffer again.
                 byte[] probe = _probe ??= GC.AllocateArray<byte>(1, pinned: true);
                 try
                 {
@@ -565,22 +612,10 @@ public sealed class ContentEncryptingStream : Stream
 
         try
         {
-            if (_pipeline is { } pipeline)
-            {
-                await SubmitAsync(pipeline, isLast: true, useAsync, cancellationToken).ConfigureAwait(false);
-                if (useAsync)
-                {
-                    await pipeline.FinishAsync().ConfigureAwait(false);
-                }
-                else
-                {
-                    pipeline.Finish();
-                }
-            }
-            else
-            {
-                await WriteOutAsync(SealRecord(isLast: true), useAsync, cancellationToken).ConfigureAwait(false);
-            }
+            int length = Seal(isLast: true);
+            _recordsPerBatch = 1;   // the last records go out from the caller's thread, after the batch before
+            await WrittenAsync(useAsync, cancellationToken).ConfigureAwait(false);
+            await SendAsync(length, useAsync, cancellationToken).ConfigureAwait(false);
         }
         catch (Exception exception)
         {
@@ -589,42 +624,6 @@ public sealed class ContentEncryptingStream : Stream
         }
 
         _finished = true;
-        if (useAsync)
-        {
-            await _destination.FlushAsync(cancellationToken).ConfigureAwait(false);
-        }
-        else
-        {
-            _destination.Flush();
-        }
-    }
-
-    // Sends a sealed record, after the header before the first.
-    private async ValueTask WriteOutAsync(ReadOnlyMemory<byte> record, bool useAsync, CancellationToken cancellationToken)
-    {
-        if (!_headerWritten)
-        {
-            byte[] header = new byte[_encryptor.Header.Length];
-            _encryptor.Header.WriteTo(header);
-            if (useAsync)
-            {
-                await _destination.WriteAsync(header, cancellationToken).ConfigureAwait(false);
-            }
-            else
-            {
-                _destination.Write(header);
-            }
-
-            _headerWritten = true;
-        }
-
-        if (useAsync)
-        {
-            await _destination.WriteAsync(record, cancellationToken).ConfigureAwait(false);
-        }
-        else
-        {
-            _destination.Write(record.Span);
-        }
+        await FlushAsync(useAsync, cancellationToken).ConfigureAwait(false);
     }
 }

@@ -167,41 +167,51 @@ public sealed class ContentEncryptor : IDisposable
             return 0;
         }
 
-        int workers = RecordBatch.Workers(count, maxDegreeOfParallelism);
+        SealFullRecords(data, maxData, destination, count, maxDegreeOfParallelism);
+        return (int)length;
+    }
+
+    /// <summary>Seals <paramref name="count"/> full records, none of them the last: record i's data is
+    /// <paramref name="data"/>[i × <paramref name="dataStride"/> ..] (<see cref="MaxRecordDataLength"/> bytes), the
+    /// record goes to <paramref name="destination"/>[i × rs ..]. With a stride of rs and the same memory,
+    /// the records are sealed in place (the streams' batches).</summary>
+    internal void SealFullRecords(ReadOnlyMemory<byte> data, int dataStride, Memory<byte> destination, int count, int threads)
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        if (IsComplete)
+        {
+            throw new InvalidOperationException(ContentEncodingMessages.EncryptorComplete);
+        }
+
+        // The sequence numbers are taken before any record is sealed, so even a call that fails part
+        // way through never lets a later call reuse them.
         long first = RecordCount;
         RecordCount = first + count;
         try
         {
-            Seal(count, workers, first, maxData, data, destination);
+            RecordBatch.Run(count, threads, (Cipher: _cipher, Data: data, Stride: dataStride, Destination: destination, First: first, MaxData: MaxRecordDataLength, RecordSize),
+                static (batch, worker, start, end) =>
+                {
+                    RecordCipher cipher = batch.Cipher.ForWorker(worker);
+                    for (int i = start; i < end; i++)
+                    {
+                        // As EncryptRecord: data || 0x01, sealed in place in the destination.
+                        Span<byte> record = batch.Destination.Span.Slice(i * batch.RecordSize, batch.RecordSize);
+                        Span<byte> plaintext = record[..(batch.MaxData + 1)];
+                        batch.Data.Span.Slice(i * batch.Stride, batch.MaxData).CopyTo(plaintext);
+                        plaintext[batch.MaxData] = 1;
+                        cipher.Seal(batch.First + i, plaintext, plaintext, record[(batch.MaxData + 1)..]);
+                    }
+                });
         }
         catch
         {
             // Nothing expected throws here (the arguments were checked), but a record's plaintext is
             // copied into the destination before it is sealed in place: leave none of it behind.
-            CryptographicOperations.ZeroMemory(destination.Span[..(int)length]);
+            CryptographicOperations.ZeroMemory(destination.Span[..(count * RecordSize)]);
             throw;
         }
-
-        return (int)length;
     }
-
-    private void Seal(int count, int workers, long first, int maxData, ReadOnlyMemory<byte> data, Memory<byte> destination) =>
-        RecordBatch.Run(count, workers, (Cipher: _cipher, Data: data, Destination: destination, First: first, MaxData: maxData, RecordSize),
-            static (batch, worker, start, end) =>
-            {
-                RecordCipher cipher = batch.Cipher.ForWorker(worker);
-                ReadOnlySpan<byte> data = batch.Data.Span;
-                Span<byte> destination = batch.Destination.Span;
-                for (int i = start; i < end; i++)
-                {
-                    // As EncryptRecord: data || 0x01, sealed in place in the destination.
-                    Span<byte> record = destination.Slice(i * batch.RecordSize, batch.RecordSize);
-                    Span<byte> plaintext = record[..(batch.MaxData + 1)];
-                    data.Slice(i * batch.MaxData, batch.MaxData).CopyTo(plaintext);
-                    plaintext[batch.MaxData] = 1;
-                    cipher.Seal(batch.First + i, plaintext, plaintext, record[(batch.MaxData + 1)..]);
-                }
-            });
 
     /// <summary>Wipes the keys. Later calls throw <see cref="ObjectDisposedException"/>.</summary>
     public void Dispose()

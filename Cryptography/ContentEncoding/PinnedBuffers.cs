@@ -3,6 +3,8 @@
 // one and leave the old bytes behind, where no wipe reaches them. These buffers are allocated
 // pinned (the pinned object heap never moves them), wiped when they come back, and pooled by
 // power-of-two size so that a server creating a stream per request does not allocate per request.
+// Each array has Slack bytes beyond its power of two: a decrypting stream reads a record and one byte
+// more (to know whether the record is the body's last), and rs + 1 for rs = 64 KiB must not take 128.
 
 using System;
 using System.Collections.Concurrent;
@@ -17,6 +19,7 @@ internal static class PinnedBuffers
 {
     private const int MinShift = 12;        // 4 KiB: the smallest size handed out
     private const int MaxPooledShift = 20;  // 1 MiB: larger buffers are allocated and dropped (rare, and their cost is small next to the data they carry)
+    private const int Slack = 16;
 
     private static readonly ConcurrentQueue<byte[]>[] Pools = CreatePools();
 
@@ -27,7 +30,7 @@ internal static class PinnedBuffers
     /// <summary>A pinned array of at least <paramref name="minimumLength"/> bytes; its contents are unspecified (never plaintext: that is wiped on return).</summary>
     public static byte[] Rent(int minimumLength)
     {
-        int shift = Math.Max(MinShift, 32 - BitOperations.LeadingZeroCount((uint)Math.Max(minimumLength, 1) - 1));
+        int shift = Math.Max(MinShift, 32 - BitOperations.LeadingZeroCount((uint)Math.Max(minimumLength - Slack, 1) - 1));
         if (shift > MaxPooledShift)
         {
             return GC.AllocateUninitializedArray<byte>(minimumLength, pinned: true);
@@ -40,7 +43,7 @@ internal static class PinnedBuffers
             return array;
         }
 
-        return GC.AllocateUninitializedArray<byte>(1 << shift, pinned: true);
+        return GC.AllocateUninitializedArray<byte>((1 << shift) + Slack, pinned: true);
     }
 
     /// <summary>Wipes <paramref name="array"/> (unless <paramref name="holdsOnlyPublicData"/>: ciphertext
@@ -55,14 +58,15 @@ internal static class PinnedBuffers
     {
         CryptographicOperations.ZeroMemory(array.AsSpan(0, writtenLength));
 
-        if (!BitOperations.IsPow2(array.Length) || array.Length < (1 << MinShift) || array.Length > (1 << MaxPooledShift))
+        int size = array.Length - Slack;
+        if (!BitOperations.IsPow2(size) || size < (1 << MinShift) || size > (1 << MaxPooledShift))
         {
             return;
         }
 
-        int index = BitOperations.Log2((uint)array.Length) - MinShift;
+        int index = BitOperations.Log2((uint)size) - MinShift;
         // Up to 64 KiB (record buffers): 16 per size, for servers with many small bodies at once; larger
-        // (the batch buffers of RecordPipeline, 5 or 8 per stream): 8, so that one large stream after
+        // (the streams' batch buffers, two per stream): 8, so that one large stream after
         // another reuses them, while at most a few MiB stay pinned when none is in use.
         int capacity = index <= 16 - MinShift ? 16 : 8;
         if (Interlocked.Increment(ref Counts[index]) <= capacity)

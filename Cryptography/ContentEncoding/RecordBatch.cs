@@ -17,6 +17,24 @@ namespace Cryptography.Internal;
 
 internal static class RecordBatch
 {
+    /// <summary>The streams' default degree of parallelism: 1, no batches and no background work, as
+    /// CryptoStream and GZipStream start none; a caller with cores to spare on one large body opts in.</summary>
+    public const int DefaultParallelism = 1;
+
+    /// <summary>About how much data a stream's batch covers: large enough that a batch splits well across
+    /// threads and each read or write moves many records, small beside a stream's memory.</summary>
+    public const int BatchBytes = 1 << 19;
+
+    /// <summary>How much data a body must have had before a stream that opted in starts batches: two
+    /// batches' worth. Batches have a fixed cost (a task, a second buffer) that a short body does not earn back.</summary>
+    public const int StartBytes = 2 * BatchBytes;
+
+    /// <summary>Whether a stream with this degree of parallelism and record size works in batches once past
+    /// <see cref="StartBytes"/>: records larger than a batch stay one at a time, one buffer each.</summary>
+    public static bool Applies(int maxDegreeOfParallelism, int recordSize) => maxDegreeOfParallelism > 1 && recordSize <= BatchBytes;
+
+    public static int RecordsPerBatch(int recordSize) => Math.Max(1, BatchBytes / recordSize);
+
     /// <summary>The number of workers a batch of <paramref name="count"/> records gets.</summary>
     public static int Workers(int count, int maxDegreeOfParallelism) => Math.Max(1, Math.Min(count, maxDegreeOfParallelism));
 

@@ -36,17 +36,22 @@ internal static class Internals
     [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_decryptor")]
     public static extern ref ContentDecryptor? Decryptor(ContentDecryptingStream stream);
 
-    [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_record")]
+    [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_buffer")]
     public static extern ref byte[]? Record(ContentEncryptingStream stream);
 
-    [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_record")]
-    public static extern ref byte[]? Record(ContentDecryptingStream stream);
+    /// <summary>The decrypting stream's record buffer (its current batch's).</summary>
+    public static byte[]? Record(ContentDecryptingStream stream) => Batch(stream)?.Buffer;
 
-    [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_pipeline")]
-    public static extern ref SealingPipeline? Pipeline(ContentEncryptingStream stream);
+    [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_batch")]
+    public static extern ref ContentDecryptingStream.Batch? Batch(ContentDecryptingStream stream);
 
-    [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_pipeline")]
-    public static extern ref OpeningPipeline? Pipeline(ContentDecryptingStream stream);
+    /// <summary>The second buffer, which only the parallel path has (a background task writes from it).</summary>
+    [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_spare")]
+    public static extern ref byte[]? Spare(ContentEncryptingStream stream);
+
+    /// <summary>The second batch, which only the parallel path has (a background task reads into it).</summary>
+    [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_spare")]
+    public static extern ref ContentDecryptingStream.Batch? Spare(ContentDecryptingStream stream);
 
     [UnsafeAccessor(UnsafeAccessorKind.Field, Name = "_inputKeyingMaterial")]
     public static extern ref byte[]? InputKeyingMaterial(ContentDecryptingStream stream);
