@@ -70,8 +70,8 @@ public class ContentEncodingBenchmarks
     {
         _ikm = RandomNumberGenerator.GetBytes(16);
         _plaintext = RandomNumberGenerator.GetBytes(Size);
-        _body = new byte[ContentEncryption.GetEncryptedLength(Size, RecordSize)];
-        ContentEncryption.Encrypt(_plaintext, _body, _ikm, Coding, RecordSize, default, Salt);
+        _body = new byte[ContentEncryption.GetEncryptedLength(Size, new ContentEncodingOptions { RecordSize = RecordSize })];
+        ContentEncryption.Encrypt(_plaintext, _ikm, _body, new ContentEncodingOptions { Coding = Coding, RecordSize = RecordSize }, salt: Salt);
         _readBuffer = new byte[1 << 16];
         _sink = new MemoryStream(_body.Length);
 
@@ -102,7 +102,7 @@ public class ContentEncodingBenchmarks
         BareAead_Encrypt();
         Buffer.BlockCopy(_output, 0, _records, 0, _records.Length);   // ciphertexts, sealed by the line above
         byte[] roundTrip = new byte[ContentEncryption.GetMaxDecryptedLength(_body, _body.Length)];
-        if (ContentEncryption.Decrypt(_body, roundTrip, _ikm, Coding) != Size || !roundTrip.AsSpan(0, Size).SequenceEqual(_plaintext))
+        if (ContentEncryption.Decrypt(_body, _ikm, roundTrip, new ContentEncodingOptions { Coding = Coding }) != Size || !roundTrip.AsSpan(0, Size).SequenceEqual(_plaintext))
         {
             throw new InvalidOperationException("The body did not decode to its content.");
         }
@@ -126,13 +126,13 @@ public class ContentEncodingBenchmarks
     }
 
     [Benchmark, BenchmarkCategory("Encode")]
-    public int Encode_OneShot() => ContentEncryption.Encrypt(_plaintext, _output, _ikm, Coding, RecordSize, default, Salt);
+    public int Encode_OneShot() => ContentEncryption.Encrypt(_plaintext, _ikm, _output, new ContentEncodingOptions { Coding = Coding, RecordSize = RecordSize }, salt: Salt);
 
     [Benchmark, BenchmarkCategory("Encode")]
     public long Encode_Stream()
     {
         _sink.Position = 0;
-        using (var stream = new ContentEncryptingStream(_sink, _ikm, Coding, RecordSize, default, Salt, leaveOpen: true) { MaxDegreeOfParallelism = Threads })
+        using (var stream = new ContentEncryptingStream(_sink, _ikm, new ContentEncodingOptions { Coding = Coding, RecordSize = RecordSize, MaxDegreeOfParallelism = Threads }, salt: Salt, leaveOpen: true))
         {
             for (int offset = 0; offset < Size; offset += 1 << 16)
             {
@@ -148,7 +148,7 @@ public class ContentEncodingBenchmarks
     public long Encode_StreamCopyFrom()
     {
         _sink.Position = 0;
-        using (var stream = new ContentEncryptingStream(_sink, _ikm, Coding, RecordSize, default, Salt, leaveOpen: true) { MaxDegreeOfParallelism = Threads })
+        using (var stream = new ContentEncryptingStream(_sink, _ikm, new ContentEncodingOptions { Coding = Coding, RecordSize = RecordSize, MaxDegreeOfParallelism = Threads }, salt: Salt, leaveOpen: true))
         {
             stream.CopyFrom(new MemoryStream(_plaintext, 0, Size, writable: false));
         }
@@ -167,13 +167,13 @@ public class ContentEncodingBenchmarks
     }
 
     [Benchmark, BenchmarkCategory("Decode")]
-    public int Decode_OneShot() => ContentEncryption.Decrypt(_body, _output, _ikm, Coding);
+    public int Decode_OneShot() => ContentEncryption.Decrypt(_body, _ikm, _output, new ContentEncodingOptions { Coding = Coding });
 
     [Benchmark, BenchmarkCategory("Decode")]
     public long Decode_Stream()
     {
         long total = 0;
-        using var stream = new ContentDecryptingStream(new MemoryStream(_body, writable: false), _ikm, Coding) { MaxDegreeOfParallelism = Threads };
+        using var stream = new ContentDecryptingStream(new MemoryStream(_body, writable: false), _ikm, new ContentEncodingOptions { Coding = Coding, MaxDegreeOfParallelism = Threads });
         int read;
         while ((read = stream.Read(_readBuffer)) > 0)
         {

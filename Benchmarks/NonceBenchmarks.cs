@@ -1,7 +1,7 @@
 // What a random nonce costs: AES-GCM-SIV encryption (the active backend, as `new AesGcmSiv(key)`
 // gives) with a fresh RandomNumberGenerator nonce per call, against the same with a fixed nonce
 // (the baseline). With GCM-SIV a fixed or counter nonce is safe to repeat; a random one is the
-// usual choice when writers cannot coordinate. SealInto is the library's random-nonce helper.
+// usual choice when writers cannot coordinate. Seal into a buffer is the library's random-nonce helper.
 
 using System.Security.Cryptography;
 using BenchmarkDotNet.Attributes;
@@ -46,7 +46,7 @@ public class NonceBenchmarks
         _aead.Encrypt(_nonce, _plaintext, _ciphertext, _tag);
     }
 
-    // SealInto draws its random nonces 64 at a time (Internal/RandomNonce.cs).
+    // Seal draws its random nonces 64 at a time (Internal/RandomNonce.cs).
     [Benchmark]
-    public void SealInto() => _aead.SealInto(_plaintext, _sealed);
+    public void SealInto() => _aead.Seal(_plaintext, default, _sealed);
 }

@@ -58,7 +58,7 @@ internal static class StreamThroughput
         // a 1 GiB file's content is in memory, not in the CPU's caches, so neither is the benchmark's.
         byte[] plaintext = RandomNumberGenerator.GetBytes((int)Math.Min(BodyContentLength, size));
         var stopwatch = Stopwatch.StartNew();
-        using (var encrypting = new ContentEncryptingStream(Stream.Null, key, coding, recordSize))
+        using (var encrypting = new ContentEncryptingStream(Stream.Null, key, new ContentEncodingOptions { Coding = coding, RecordSize = recordSize }))
         {
             int offset = 0;
             for (long done = 0; done < size; done += buffer.Length)
@@ -79,12 +79,12 @@ internal static class StreamThroughput
         Report("encrypt", name, recordSize, size, stopwatch.Elapsed);
 
         byte[] content = RandomNumberGenerator.GetBytes((int)Math.Min(BodyContentLength, size));
-        byte[] body = ContentEncryption.Encrypt(content, key, coding, recordSize);
+        byte[] body = ContentEncryption.Encrypt(content, key, new ContentEncodingOptions { Coding = coding, RecordSize = recordSize });
         stopwatch.Restart();
         long decrypted = 0;
         while (decrypted < size)
         {
-            using var decrypting = new ContentDecryptingStream(new MemoryStream(body, writable: false), key, coding);
+            using var decrypting = new ContentDecryptingStream(new MemoryStream(body, writable: false), key, new ContentEncodingOptions { Coding = coding });
             int read;
             while ((read = decrypting.Read(buffer)) > 0)
             {
@@ -100,7 +100,7 @@ internal static class StreamThroughput
         byte[] key = RandomNumberGenerator.GetBytes(32);
         string name = ContentEncryption.GetName(coding);
         int records = Math.Max(1, BatchBytes / recordSize);
-        using var encryptor = new ContentEncryptor(key, coding, recordSize);
+        using var encryptor = new ContentEncryptor(key, new ContentEncodingOptions { Coding = coding, RecordSize = recordSize });
         int batchData = records * encryptor.MaxRecordDataLength;
         byte[] plaintext = RandomNumberGenerator.GetBytes(Math.Max(1, BodyContentLength / batchData) * batchData);
         byte[] sealedBatch = new byte[records * recordSize];
@@ -115,7 +115,7 @@ internal static class StreamThroughput
         Report(FormattableString.Invariant($"encrypt-batch threads={threads}"), name, recordSize, done, stopwatch.Elapsed);
 
         // Decrypt a batch sealed from the start of a body, with a fresh decryptor each time.
-        using var first = new ContentEncryptor(key, coding, recordSize);
+        using var first = new ContentEncryptor(key, new ContentEncodingOptions { Coding = coding, RecordSize = recordSize });
         first.EncryptRecords(plaintext.AsMemory(0, batchData), sealedBatch, threads);
         byte[] plaintexts = new byte[records * (recordSize - ContentEncryption.TagSize)];
         int[] lengths = new int[records];
@@ -123,7 +123,7 @@ internal static class StreamThroughput
         done = 0;
         for (; done < size; done += batchData)
         {
-            using var decryptor = new ContentDecryptor(first.Header, key, coding);
+            using var decryptor = new ContentDecryptor(first.Header, key, new ContentEncodingOptions { Coding = coding });
             decryptor.DecryptRecords(sealedBatch, plaintexts, lengths, threads);
         }
 

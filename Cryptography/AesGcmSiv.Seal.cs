@@ -1,10 +1,11 @@
 // Random-nonce helpers: Seal and Open carry the nonce inside the message, as
 // nonce (12 bytes) || ciphertext || tag (16 bytes), so callers never handle nonces at all.
 //
-// The forms that write into a caller's buffer are named SealInto/OpenInto rather than being
-// Seal/Open overloads: with arrays, Seal(plaintext, buffer) would bind to
-// Seal(plaintext, associatedData) (C# prefers the ReadOnlySpan conversion), silently treating
-// the buffer as associated data.
+// Writing into a caller's buffer follows .NET's pattern: int Seal(..., destination) throws when the
+// buffer is too short, bool TrySeal(..., destination, out bytesWritten) returns false. The
+// associated data comes before the destination and has no default there: with arrays, a call
+// Seal(plaintext, buffer) must not be able to bind to an overload that reads the buffer as
+// associated data, or the other way round, so the forms differ in their number of arguments.
 
 using System;
 using System.Security.Cryptography;
@@ -49,23 +50,35 @@ public sealed partial class AesGcmSiv
     public byte[] Seal(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> associatedData = default)
     {
         byte[] sealedMessage = new byte[GetSealedLength(plaintext.Length)];
-        SealInto(plaintext, sealedMessage, associatedData);
+        TrySeal(plaintext, associatedData, sealedMessage, out _);
         return sealedMessage;
     }
 
     /// <summary>Encrypts with a fresh random nonce, writing nonce || ciphertext || tag into <paramref name="destination"/>.</summary>
     /// <param name="plaintext">The content to encrypt. It may lie exactly at <paramref name="destination"/>[12..] (in place) but must not overlap it otherwise.</param>
+    /// <param name="associatedData">Data authenticated but not encrypted (may be empty).</param>
     /// <param name="destination">Receives the sealed message; at least <see cref="GetSealedLength"/>(<paramref name="plaintext"/>.Length) bytes.</param>
-    /// <param name="associatedData">Data authenticated but not encrypted.</param>
     /// <returns>The number of bytes written.</returns>
     /// <exception cref="ArgumentException"><paramref name="destination"/> is too short, or overlaps <paramref name="plaintext"/> other than in place.</exception>
     /// <exception cref="ObjectDisposedException">The instance has been disposed.</exception>
-    public int SealInto(ReadOnlySpan<byte> plaintext, Span<byte> destination, ReadOnlySpan<byte> associatedData = default)
+    public int Seal(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> associatedData, Span<byte> destination) =>
+        TrySeal(plaintext, associatedData, destination, out int written) ? written : throw new ArgumentException(Messages.DestinationTooShort, nameof(destination));
+
+    /// <summary>Encrypts with a fresh random nonce into <paramref name="destination"/>, unless it is too short.</summary>
+    /// <param name="plaintext">The content to encrypt. It may lie exactly at <paramref name="destination"/>[12..] (in place) but must not overlap it otherwise.</param>
+    /// <param name="associatedData">Data authenticated but not encrypted (may be empty).</param>
+    /// <param name="destination">Receives nonce || ciphertext || tag.</param>
+    /// <param name="bytesWritten">The sealed message's length, or 0 when <paramref name="destination"/> is shorter than <see cref="GetSealedLength"/>(<paramref name="plaintext"/>.Length).</param>
+    /// <returns><see langword="false"/> when <paramref name="destination"/> is too short (nothing is written).</returns>
+    /// <exception cref="ArgumentException"><paramref name="destination"/> overlaps <paramref name="plaintext"/> other than in place.</exception>
+    /// <exception cref="ObjectDisposedException">The instance has been disposed.</exception>
+    public bool TrySeal(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> associatedData, Span<byte> destination, out int bytesWritten)
     {
         int length = GetSealedLength(plaintext.Length);
+        bytesWritten = 0;
         if (destination.Length < length)
         {
-            throw new ArgumentException(Messages.DestinationTooShort, nameof(destination));
+            return false;
         }
 
         destination = destination[..length];
@@ -79,7 +92,8 @@ public sealed partial class AesGcmSiv
         RandomNonce.Fill(nonce);
         Encrypt(nonce, plaintext, destination[NonceSize..^TagSize], destination[^TagSize..], associatedData);
         nonce.CopyTo(destination); // after encrypting: an in-place plaintext starts right behind it
-        return length;
+        bytesWritten = length;
+        return true;
     }
 
     /// <summary>Verifies and decrypts a message made by <see cref="Seal(ReadOnlySpan{byte}, ReadOnlySpan{byte})"/>.</summary>
@@ -97,20 +111,32 @@ public sealed partial class AesGcmSiv
         }
 
         byte[] plaintext = new byte[sealedMessage.Length - SealOverhead];
-        OpenInto(sealedMessage, plaintext, associatedData);
+        TryOpen(sealedMessage, associatedData, plaintext, out _);
         return plaintext;
     }
 
     /// <summary>Verifies and decrypts a sealed message into <paramref name="destination"/>.</summary>
     /// <param name="sealedMessage">nonce || ciphertext || tag.</param>
+    /// <param name="associatedData">The associated data it was sealed with (may be empty).</param>
     /// <param name="destination">Receives the plaintext; at least <see cref="GetOpenedLength"/>(<paramref name="sealedMessage"/>.Length) bytes.
     /// It may lie exactly at <paramref name="sealedMessage"/>[12..] (in place). On failure the plaintext part is zeroed.</param>
-    /// <param name="associatedData">The associated data it was sealed with.</param>
     /// <returns>The number of plaintext bytes written.</returns>
     /// <exception cref="ArgumentException"><paramref name="sealedMessage"/> is shorter than <see cref="SealOverhead"/>, <paramref name="destination"/> is too short, or they overlap other than in place.</exception>
     /// <exception cref="AuthenticationTagMismatchException">The message, associated data or key is wrong.</exception>
     /// <exception cref="ObjectDisposedException">The instance has been disposed.</exception>
-    public int OpenInto(ReadOnlySpan<byte> sealedMessage, Span<byte> destination, ReadOnlySpan<byte> associatedData = default)
+    public int Open(ReadOnlySpan<byte> sealedMessage, ReadOnlySpan<byte> associatedData, Span<byte> destination) =>
+        TryOpen(sealedMessage, associatedData, destination, out int written) ? written : throw new ArgumentException(Messages.DestinationTooShort, nameof(destination));
+
+    /// <summary>Verifies and decrypts a sealed message into <paramref name="destination"/>, unless it is too short.</summary>
+    /// <param name="sealedMessage">nonce || ciphertext || tag.</param>
+    /// <param name="associatedData">The associated data it was sealed with (may be empty).</param>
+    /// <param name="destination">Receives the plaintext. It may lie exactly at <paramref name="sealedMessage"/>[12..] (in place). On failure the plaintext part is zeroed.</param>
+    /// <param name="bytesWritten">The plaintext's length, or 0 when <paramref name="destination"/> is shorter than <see cref="GetOpenedLength"/>(<paramref name="sealedMessage"/>.Length).</param>
+    /// <returns><see langword="false"/> when <paramref name="destination"/> is too short (nothing is decrypted). A message that does not verify throws.</returns>
+    /// <exception cref="ArgumentException"><paramref name="sealedMessage"/> is shorter than <see cref="SealOverhead"/>, or the buffers overlap other than in place.</exception>
+    /// <exception cref="AuthenticationTagMismatchException">The message, associated data or key is wrong.</exception>
+    /// <exception cref="ObjectDisposedException">The instance has been disposed.</exception>
+    public bool TryOpen(ReadOnlySpan<byte> sealedMessage, ReadOnlySpan<byte> associatedData, Span<byte> destination, out int bytesWritten)
     {
         if (sealedMessage.Length < SealOverhead)
         {
@@ -118,9 +144,10 @@ public sealed partial class AesGcmSiv
         }
 
         int length = sealedMessage.Length - SealOverhead;
+        bytesWritten = 0;
         if (destination.Length < length)
         {
-            throw new ArgumentException(Messages.DestinationTooShort, nameof(destination));
+            return false;
         }
 
         destination = destination[..length];
@@ -132,6 +159,7 @@ public sealed partial class AesGcmSiv
 
         // Decrypt copies nonce and tag before it writes, so a destination over them is safe.
         Decrypt(sealedMessage[..NonceSize], ciphertext, sealedMessage[^TagSize..], destination, associatedData);
-        return length;
+        bytesWritten = length;
+        return true;
     }
 }

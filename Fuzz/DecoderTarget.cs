@@ -60,7 +60,7 @@ public static class DecoderTarget
             {
                 foreach (int length in new[] { 0, 1, 20, 100 })
                 {
-                    byte[] body = ContentEncryption.Encrypt(new byte[length].Select((_, i) => (byte)i).ToArray(), Key, coding, recordSize, "k"u8);
+                    byte[] body = ContentEncryption.Encrypt(new byte[length].Select((_, i) => (byte)i).ToArray(), Key, new ContentEncodingOptions { Coding = coding, RecordSize = recordSize, KeyId = ("k"u8).ToArray() });
                     seeds.Add([flag, .. body]);
                 }
             }
@@ -101,7 +101,7 @@ public static class DecoderTarget
 
         try
         {
-            outcomes.Add(("array", new Outcome(Kind.Ok, ContentEncryption.Decrypt(body, Key, coding, maxRecordSize), []), []));
+            outcomes.Add(("array", new Outcome(Kind.Ok, ContentEncryption.Decrypt(body, Key, new ContentEncodingOptions { Coding = coding, MaxRecordSize = maxRecordSize }), []), []));
         }
         catch (ContentEncodingException exception)
         {
@@ -111,7 +111,7 @@ public static class DecoderTarget
         byte[] destination = new byte[body.Length];
         try
         {
-            int length = ContentEncryption.Decrypt(body, destination, Key, coding, maxRecordSize);
+            int length = ContentEncryption.Decrypt(body, Key, destination, new ContentEncodingOptions { Coding = coding, MaxRecordSize = maxRecordSize });
             outcomes.Add(("span", new Outcome(Kind.Ok, destination[..length], []), []));
         }
         catch (ContentEncodingException exception)
@@ -130,8 +130,8 @@ public static class DecoderTarget
             byte[] buffer = new byte[readSize];
             // The async path finds its key through a key provider, as HTTP servers do.
             using var stream = async
-                ? new ContentDecryptingStream(new MemoryStream(body), (keyId, c, destination, out written) => WriteKey(c == coding, destination, out written), coding, maxRecordSize: maxRecordSize)
-                : new ContentDecryptingStream(new MemoryStream(body), Key, coding, maxRecordSize: maxRecordSize);
+                ? new ContentDecryptingStream(new MemoryStream(body), (keyId, c, destination, out written) => WriteKey(c == coding, destination, out written), new ContentEncodingOptions { Coding = coding, MaxRecordSize = maxRecordSize })
+                : new ContentDecryptingStream(new MemoryStream(body), Key, new ContentEncodingOptions { Coding = coding, MaxRecordSize = maxRecordSize });
             try
             {
                 while (true)

@@ -1,4 +1,4 @@
-// The "open" target: AesGcmSiv.Open and OpenInto, the nonce-carrying form (nonce || ciphertext || tag).
+// The "open" target: AesGcmSiv.Open into an array and into a buffer, the nonce-carrying form (nonce || ciphertext || tag).
 // Byte 0: bit 0 picks a 16- or 32-byte key; bit 1 the mode.
 //   raw mode:    the rest is a sealed message, opened as it is (afl-fuzz cannot forge a tag, so this
 //                checks the refusals: length, tag, and that nothing is handed out).
@@ -6,7 +6,7 @@
 //                data, then the plaintext. The harness seals it; when byte 0's bit 2 is set it flips
 //                one bit (chosen by the tamper word) of the sealed message, bit 3 truncates it, bit 4
 //                flips one bit of the associated data. An untouched message must open to the plaintext,
-//                through Open, OpenInto and OpenInto in place; a touched one must be refused.
+//                through Open, Open into a buffer and Open into a buffer in place; a touched one must be refused.
 // Checks on every refusal: the exception is the documented one (ArgumentException below 28 bytes,
 // AuthenticationTagMismatchException otherwise), the same from every form, and the destination is zeroed.
 
@@ -110,28 +110,28 @@ public static class OpenTarget
             Finding.Check(opened is not null && opened.AsSpan().SequenceEqual(expected), "an untouched sealed message did not open to its plaintext");
         }
 
-        // OpenInto a separate destination, with room to spare (which must stay untouched).
+        // Open into a buffer a separate destination, with room to spare (which must stay untouched).
         byte[] destination = new byte[Math.Max(0, sealedMessage.Length - AesGcmSiv.SealOverhead) + 7];
         destination.AsSpan().Fill(0xEE);
         Type? intoRefusal = null;
         try
         {
-            int length = aead.OpenInto(sealedMessage, destination, aad);
-            Finding.Check(opened is not null && length == opened.Length && destination.AsSpan(0, length).SequenceEqual(opened), "OpenInto disagrees with Open");
+            int length = aead.Open(sealedMessage, aad, destination);
+            Finding.Check(opened is not null && length == opened.Length && destination.AsSpan(0, length).SequenceEqual(opened), "Open into a buffer disagrees with Open");
         }
         catch (Exception exception) when (exception is ArgumentException or AuthenticationTagMismatchException)
         {
             intoRefusal = exception.GetType();
         }
 
-        Finding.Check(intoRefusal == refusal, $"Open refused with {refusal?.Name ?? "nothing"}, OpenInto with {intoRefusal?.Name ?? "nothing"}");
+        Finding.Check(intoRefusal == refusal, $"Open refused with {refusal?.Name ?? "nothing"}, Open into a buffer with {intoRefusal?.Name ?? "nothing"}");
         int plaintextLength = Math.Max(0, sealedMessage.Length - AesGcmSiv.SealOverhead);
         if (refusal == typeof(AuthenticationTagMismatchException))
         {
-            Finding.Check(destination.AsSpan(0, plaintextLength).IndexOfAnyExcept((byte)0) < 0, "a refused OpenInto left data in its destination");
+            Finding.Check(destination.AsSpan(0, plaintextLength).IndexOfAnyExcept((byte)0) < 0, "a refused Open into a buffer left data in its destination");
         }
 
-        Finding.Check(destination.AsSpan(plaintextLength).IndexOfAnyExcept((byte)0xEE) < 0, "OpenInto wrote past the plaintext's length");
+        Finding.Check(destination.AsSpan(plaintextLength).IndexOfAnyExcept((byte)0xEE) < 0, "Open into a buffer wrote past the plaintext's length");
 
         // In place: the plaintext lands where the ciphertext was (destination = message[12..]).
         if (!tooShort)
@@ -140,16 +140,16 @@ public static class OpenTarget
             Type? inPlaceRefusal = null;
             try
             {
-                int length = aead.OpenInto(inPlace, inPlace.AsSpan(AesGcmSiv.NonceByteSizes.MinSize), aad);
-                Finding.Check(opened is not null && inPlace.AsSpan(AesGcmSiv.NonceByteSizes.MinSize, length).SequenceEqual(opened), "OpenInto in place disagrees with Open");
+                int length = aead.Open(inPlace, aad, inPlace.AsSpan(AesGcmSiv.NonceByteSizes.MinSize));
+                Finding.Check(opened is not null && inPlace.AsSpan(AesGcmSiv.NonceByteSizes.MinSize, length).SequenceEqual(opened), "Open into a buffer in place disagrees with Open");
             }
             catch (AuthenticationTagMismatchException exception)
             {
                 inPlaceRefusal = exception.GetType();
-                Finding.Check(inPlace.AsSpan(AesGcmSiv.NonceByteSizes.MinSize, plaintextLength).IndexOfAnyExcept((byte)0) < 0, "a refused OpenInto in place left data behind");
+                Finding.Check(inPlace.AsSpan(AesGcmSiv.NonceByteSizes.MinSize, plaintextLength).IndexOfAnyExcept((byte)0) < 0, "a refused Open into a buffer in place left data behind");
             }
 
-            Finding.Check(inPlaceRefusal == refusal, "OpenInto in place and Open disagree");
+            Finding.Check(inPlaceRefusal == refusal, "Open into a buffer in place and Open disagree");
         }
     }
 

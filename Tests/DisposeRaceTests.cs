@@ -152,7 +152,7 @@ public class DisposeRaceTests
         using RecordCipher reference = RecordCipher.Create(coding, keyingMaterial, salt);
 
         RaceResult result = Race(
-            () => new ContentEncryptor(keyingMaterial, coding, RecordSize, salt: salt),
+            () => new ContentEncryptor(keyingMaterial, new ContentEncodingOptions { Coding = coding, RecordSize = RecordSize }, salt: salt),
             () =>
             {
                 byte[] records = new byte[RecordSize * Records], opened = new byte[maxData + 1];

@@ -316,7 +316,7 @@ public class FailureTests : ToolTestBase
         ToolResult result = RunWithInput("hello"u8.ToArray(), "encrypt", "-k", "key", "-c", name);
         Assert.That(result.ExitCode, Is.Zero, result.ToString());
         ContentCoding coding = name.Contains("128", StringComparison.Ordinal) ? ContentCoding.Aes128Gcm : ContentCoding.Aes256GcmSiv;
-        Assert.That(ContentEncryption.Decrypt(result.Stdout, key, coding), Is.EqualTo("hello"u8.ToArray()));
+        Assert.That(ContentEncryption.Decrypt(result.Stdout, key, new ContentEncodingOptions { Coding = coding }), Is.EqualTo("hello"u8.ToArray()));
     }
 
     [Test]
@@ -344,7 +344,7 @@ public class FailureTests : ToolTestBase
         Assume.That(File.Exists("/dev/full"), Is.True, "needs /dev/full");
         byte[] key = KeyFile();
         byte[] plain = Content(6 << 20);
-        Write("input", command == "decrypt" ? ContentEncryption.Encrypt(plain, key, ContentCoding.Aes256GcmSiv, 4096) : plain);
+        Write("input", command == "decrypt" ? ContentEncryption.Encrypt(plain, key, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, RecordSize = 4096 }) : plain);
         var start = new ProcessStartInfo("/bin/sh") { WorkingDirectory = Directory, RedirectStandardError = true, UseShellExecute = false };
         start.ArgumentList.Add("-c");
         start.ArgumentList.Add("exec dotnet \"$0\" " + command + " -k key input > /dev/full");
@@ -377,7 +377,7 @@ public class FailureTests : ToolTestBase
         Assume.That(IsIgnoredHere(number), Is.False, "SIG" + signal + " is ignored in this test run (started in the background or under nohup)");
         byte[] key = KeyFile();
         byte[] firstPart = command == "decrypt"
-            ? ContentEncryption.Encrypt(Content(1 << 20), key, ContentCoding.Aes256GcmSiv, 4096)[..(1 << 19)]
+            ? ContentEncryption.Encrypt(Content(1 << 20), key, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, RecordSize = 4096 })[..(1 << 19)]
             : Content(1 << 19);
         using Process process = ToolRunner.Start(Directory, command, "-k", "key", "-", "out");
         var stderr = process.StandardError.ReadToEndAsync();

@@ -42,9 +42,9 @@ public class InteropTests : ToolTestBase
         byte[] key = KeyFile(length: 16);
         byte[] content = Write("plain", Content(length));
         AssertSuccess(Run("encrypt", "-k", "key", "-c", "aes128gcm", "-r", "4096", "plain", "sealed"));
-        Assert.That(ContentEncryption.Decrypt(Read("sealed"), key, ContentCoding.Aes128Gcm), Is.EqualTo(content));
+        Assert.That(ContentEncryption.Decrypt(Read("sealed"), key, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm }), Is.EqualTo(content));
 
-        Write("library", ContentEncryption.Encrypt(content, key, ContentCoding.Aes128Gcm, 4096, "k1"u8));
+        Write("library", ContentEncryption.Encrypt(content, key, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = 4096, KeyId = ("k1"u8).ToArray() }));
         AssertSuccess(Run("decrypt", "-k", "key", "-c", "aes128gcm", "library", "opened"));
         Assert.That(Read("opened"), Is.EqualTo(content));
     }

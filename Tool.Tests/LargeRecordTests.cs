@@ -34,8 +34,8 @@ public class LargeRecordTests : ToolTestBase
         KeyFile();
         byte[] content = Write("plain", Content(length));
         AssertSuccess(Run("encrypt", "-k", "key", "-c", coding, "-r", RecordSize.ToString(), "plain", "sealed"));
-        Assert.That(new FileInfo(PathOf("sealed")).Length, Is.EqualTo(ContentEncryption.GetEncryptedLength(length, RecordSize)));
-        Assert.That(ContentEncryption.Decrypt(Read("sealed"), Read("key"), coding == "gcmsiv" ? ContentCoding.Aes256GcmSiv : ContentCoding.Aes128Gcm), Is.EqualTo(content), "the library reads what the tool wrote");
+        Assert.That(new FileInfo(PathOf("sealed")).Length, Is.EqualTo(ContentEncryption.GetEncryptedLength(length, new ContentEncodingOptions { RecordSize = RecordSize })));
+        Assert.That(ContentEncryption.Decrypt(Read("sealed"), Read("key"), new ContentEncodingOptions { Coding = coding == "gcmsiv" ? ContentCoding.Aes256GcmSiv : ContentCoding.Aes128Gcm }), Is.EqualTo(content), "the library reads what the tool wrote");
         AssertSuccess(Run("decrypt", "-k", "key", "-c", coding, "sealed", "opened"));
         Assert.That(Read("opened"), Is.EqualTo(content));
         Assert.That(Files(), Is.EqualTo(new[] { "key", "opened", "plain", "sealed" }), "a temporary file was left behind");

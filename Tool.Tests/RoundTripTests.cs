@@ -34,7 +34,7 @@ public class RoundTripTests : ToolTestBase
         KeyFile();
         byte[] content = Write("plain", Content(length));
         AssertSuccess(Run("encrypt", "--key", "key", "--coding", coding, "--record-size", SmallRecordSize.ToString(), "plain", "sealed"));
-        Assert.That(new FileInfo(PathOf("sealed")).Length, Is.EqualTo(ContentEncryption.GetEncryptedLength(length, SmallRecordSize)));
+        Assert.That(new FileInfo(PathOf("sealed")).Length, Is.EqualTo(ContentEncryption.GetEncryptedLength(length, new ContentEncodingOptions { RecordSize = SmallRecordSize })));
         AssertSuccess(Run("decrypt", "--key", "key", "--coding", coding, "sealed", "opened"));
         Assert.That(Read("opened"), Is.EqualTo(content));
         Assert.That(Files(), Is.EqualTo(new[] { "key", "opened", "plain", "sealed" }), "a temporary file was left behind");
@@ -62,8 +62,8 @@ public class RoundTripTests : ToolTestBase
         byte[] body = Read("sealed");
         ContentEncodingHeader header = ContentEncodingHeader.Parse(body);
         Assert.That(header.RecordSize, Is.EqualTo(ContentEncryption.DefaultRecordSize));
-        Assert.That(ContentEncryption.Decrypt(body, key, ContentCoding.Aes256GcmSiv), Is.EqualTo(content));
-        Assert.That(() => ContentEncryption.Decrypt(body, key, ContentCoding.Aes128Gcm), Throws.InstanceOf<ContentEncodingCorruptedException>());
+        Assert.That(ContentEncryption.Decrypt(body, key, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv }), Is.EqualTo(content));
+        Assert.That(() => ContentEncryption.Decrypt(body, key, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm }), Throws.InstanceOf<ContentEncodingCorruptedException>());
     }
 
     [Test]
@@ -164,7 +164,7 @@ public class RoundTripTests : ToolTestBase
         int length = Environment.GetEnvironmentVariable("DOTNET_EnableHWIntrinsic") == "0" ? 16 << 20 : 64 << 20;
         byte[] content = Write("plain", Content(length));
         AssertSuccess(Run("encrypt", "-k", "key", "-c", coding, "-r", recordSize.ToString(), "plain", "sealed"));
-        Assert.That(new FileInfo(PathOf("sealed")).Length, Is.EqualTo(ContentEncryption.GetEncryptedLength(content.Length, recordSize)));
+        Assert.That(new FileInfo(PathOf("sealed")).Length, Is.EqualTo(ContentEncryption.GetEncryptedLength(content.Length, new ContentEncodingOptions { RecordSize = recordSize })));
         ToolResult piped = RunWithInput(Read("sealed"), "decrypt", "-k", "key", "-c", coding);
         AssertSuccess(piped);
         Assert.That(piped.Stdout.AsSpan().SequenceEqual(content), Is.True, "the content differs");

@@ -24,7 +24,7 @@ internal static class FileCommands
         byte[] keyIdBytes = keyId is null ? [] : System.Text.Encoding.UTF8.GetBytes(keyId);
         return Run(job, mode: null, binaryRefusedOnTerminal: true, cancellationToken, (key, input, output) =>
         {
-            var encrypting = new ContentEncryptingStream(output, key, job.Coding, recordSize, keyIdBytes, leaveOpen: true) { MaxDegreeOfParallelism = job.Threads };
+            var encrypting = new ContentEncryptingStream(output, key, new ContentEncodingOptions { Coding = job.Coding, RecordSize = recordSize, KeyId = keyIdBytes, MaxDegreeOfParallelism = job.Threads }, leaveOpen: true);
             try
             {
                 Copy(() => encrypting.CopyFrom(input), "Encrypting", input, output, cancellationToken);
@@ -40,7 +40,7 @@ internal static class FileCommands
     public static int Decrypt(FileJob job, CancellationToken cancellationToken) =>
         Run(job, OutputFile.OwnerOnly, binaryRefusedOnTerminal: false, cancellationToken, (key, input, output) =>
         {
-            using var decrypting = new ContentDecryptingStream(input, key, job.Coding, leaveOpen: true) { MaxDegreeOfParallelism = job.Threads };
+            using var decrypting = new ContentDecryptingStream(input, key, new ContentEncodingOptions { Coding = job.Coding, MaxDegreeOfParallelism = job.Threads }, leaveOpen: true);
             try
             {
                 Copy(() => decrypting.CopyTo(output, CopyBufferSize), "Decrypting", input, output, cancellationToken);

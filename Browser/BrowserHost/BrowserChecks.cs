@@ -351,8 +351,8 @@ public static class BrowserChecks
                     CheckRun.Throws<AuthenticationTagMismatchException>(() => aead.Open(sealedMessage, aad), "a changed tag");
                     byte[] destination = new byte[length];
                     destination.AsSpan().Fill(0x77);
-                    CheckRun.Throws<AuthenticationTagMismatchException>(() => aead.OpenInto(sealedMessage, destination, aad), "OpenInto with a changed tag");
-                    CheckRun.True(destination.All(b => b == 0), "OpenInto's destination not wiped");
+                    CheckRun.Throws<AuthenticationTagMismatchException>(() => aead.Open(sealedMessage, aad, destination), "Open into a buffer with a changed tag");
+                    CheckRun.True(destination.All(b => b == 0), "Open's destination not wiped");
                 });
             }
         }

@@ -26,21 +26,21 @@ public static class RecordLayerChecks
             {
                 var random = new Random(length);
                 byte[] content = BrowserChecks.Bytes(random, length);
-                byte[] body = ContentEncryption.Encrypt(content, ikm, ContentCoding.Aes256GcmSiv, recordSize);
-                CheckRun.True(body.Length == ContentEncryption.GetEncryptedLength(length, recordSize), "body length");
-                CheckRun.Equal(content, ContentEncryption.Decrypt(body, ikm, ContentCoding.Aes256GcmSiv), "decrypted content");
+                byte[] body = ContentEncryption.Encrypt(content, ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, RecordSize = recordSize });
+                CheckRun.True(body.Length == ContentEncryption.GetEncryptedLength(length, new ContentEncodingOptions { RecordSize = recordSize }), "body length");
+                CheckRun.Equal(content, ContentEncryption.Decrypt(body, ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv }), "decrypted content");
             });
             run.Check($"aes256gcmsiv: {length} bytes in records of {recordSize}, a changed last byte is rejected", () =>
             {
                 byte[] content = BrowserChecks.Bytes(new Random(length), length);
-                byte[] body = ContentEncryption.Encrypt(content, ikm, ContentCoding.Aes256GcmSiv, recordSize);
+                byte[] body = ContentEncryption.Encrypt(content, ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, RecordSize = recordSize });
                 body[^1] ^= 1;
-                CheckRun.Throws<CryptographicException>(() => ContentEncryption.Decrypt(body, ikm, ContentCoding.Aes256GcmSiv), "decrypt");
+                CheckRun.Throws<CryptographicException>(() => ContentEncryption.Decrypt(body, ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv }), "decrypt");
                 ikm[0] ^= 1;
                 body[^1] ^= 1;
                 try
                 {
-                    CheckRun.Throws<CryptographicException>(() => ContentEncryption.Decrypt(body, ikm, ContentCoding.Aes256GcmSiv), "decrypt with another key");
+                    CheckRun.Throws<CryptographicException>(() => ContentEncryption.Decrypt(body, ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv }), "decrypt with another key");
                 }
                 finally
                 {

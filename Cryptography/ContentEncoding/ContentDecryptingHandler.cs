@@ -119,7 +119,7 @@ public sealed class ContentDecryptingHandler : DelegatingHandler
             return response;
         }
 
-        var decoded = new DecryptedHttpContent(content, _keyProvider, coding, MaxRecordSize);
+        var decoded = new DecryptedHttpContent(content, _keyProvider, new ContentEncodingOptions { Coding = coding, MaxRecordSize = MaxRecordSize });
         foreach (var header in content.Headers)
         {
             if (!string.Equals(header.Key, "Content-Length", StringComparison.OrdinalIgnoreCase)
@@ -145,15 +145,15 @@ public sealed class ContentDecryptingHandler : DelegatingHandler
         && response.StatusCode is not HttpStatusCode.NoContent and not HttpStatusCode.NotModified;
 
     /// <summary>A response content decoded as it is read.</summary>
-    private sealed class DecryptedHttpContent(HttpContent encrypted, ContentKeyProvider keyProvider, ContentCoding coding, int maxRecordSize) : HttpContent
+    private sealed class DecryptedHttpContent(HttpContent encrypted, ContentKeyProvider keyProvider, ContentEncodingOptions options) : HttpContent
     {
         protected override async Task<Stream> CreateContentReadStreamAsync(CancellationToken cancellationToken) =>
-            new ContentDecryptingStream(await encrypted.ReadAsStreamAsync(cancellationToken).ConfigureAwait(false), keyProvider, coding, leaveOpen: false, maxRecordSize);
+            new ContentDecryptingStream(await encrypted.ReadAsStreamAsync(cancellationToken).ConfigureAwait(false), keyProvider, options);
 
         protected override Task<Stream> CreateContentReadStreamAsync() => CreateContentReadStreamAsync(CancellationToken.None);
 
         protected override Stream CreateContentReadStream(CancellationToken cancellationToken) =>
-            new ContentDecryptingStream(encrypted.ReadAsStream(cancellationToken), keyProvider, coding, leaveOpen: false, maxRecordSize);
+            new ContentDecryptingStream(encrypted.ReadAsStream(cancellationToken), keyProvider, options);
 
         protected override Task SerializeToStreamAsync(Stream stream, TransportContext? context) =>
             SerializeToStreamAsync(stream, context, CancellationToken.None);

@@ -36,7 +36,7 @@ namespace Cryptography.ContentEncoding;
 /// off.</para>
 /// <para>Memory: one pinned record buffer, which starts at the smaller of the record size and 64 KiB and
 /// doubles only when the data received fills it, up to the body's record size (at most
-/// <c>maxRecordSize</c>): a header announcing a large record size costs nothing until the data
+/// <see cref="ContentEncodingOptions.MaxRecordSize"/>): a header announcing a large record size costs nothing until the data
 /// arrives. From a seekable source (a file, a <see cref="MemoryStream"/>) it grows at once to what the
 /// source still holds, since those bytes exist already. With <see cref="MaxDegreeOfParallelism"/> above 1,
 /// past the first 1 MiB of a body with records of at most 512 KiB, the stream holds two buffers of
@@ -50,12 +50,13 @@ public sealed class ContentDecryptingStream : Stream
     // never grow the buffer or copy; larger records pay one copy of at most rs bytes, once.
     internal const int InitialRecordBuffer = 65536;
 
+    // How long disposing waits for a background read to end.
+    private static readonly TimeSpan StopWait = TimeSpan.FromSeconds(1);
+
     private readonly Stream _source;
     private readonly bool _leaveOpen;
-    private readonly ContentCoding _coding;
-    private readonly int _maxRecordSize;
+    private readonly ContentEncodingOptions _options;
     private readonly ContentKeyProvider? _keyProvider;
-    private readonly int _maxDegreeOfParallelism = RecordBatch.DefaultParallelism;
     private byte[]? _inputKeyingMaterial;
     private ContentDecryptor? _decryptor;
     private byte[]? _header;
@@ -71,14 +72,13 @@ public sealed class ContentDecryptingStream : Stream
     /// <summary>Creates a stream that decodes the body read from <paramref name="source"/> with one key.</summary>
     /// <param name="source">The stream the encrypted body is read from.</param>
     /// <param name="inputKeyingMaterial">The shared secret (IKM); not empty. A copy is kept until the header has been read.</param>
-    /// <param name="coding">The coding the body was sealed with.</param>
+    /// <param name="options">The coding the body was sealed with, the largest record size to accept (and so the largest
+    /// buffer the stream may grow to) and the parallelism; <see langword="null"/> for <see cref="ContentEncodingOptions.Default"/>.</param>
     /// <param name="leaveOpen">Whether to leave <paramref name="source"/> open when this stream is disposed.</param>
-    /// <param name="maxRecordSize">The largest record size to accept, and so the largest buffer the stream may grow to.</param>
     /// <exception cref="ArgumentNullException"><paramref name="source"/> is <see langword="null"/>.</exception>
     /// <exception cref="ArgumentException"><paramref name="source"/> is not readable, or the keying material is empty.</exception>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="coding"/> or <paramref name="maxRecordSize"/> is out of range.</exception>
-    public ContentDecryptingStream(Stream source, ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm, bool leaveOpen = false, int maxRecordSize = ContentEncryption.MaxRecordSize)
-        : this(source, coding, leaveOpen, maxRecordSize)
+    public ContentDecryptingStream(Stream source, ReadOnlySpan<byte> inputKeyingMaterial, ContentEncodingOptions? options = null, bool leaveOpen = false)
+        : this(source, options, leaveOpen)
     {
         if (inputKeyingMaterial.IsEmpty)
         {
@@ -92,20 +92,19 @@ public sealed class ContentDecryptingStream : Stream
     /// <summary>Creates a stream that decodes the body read from <paramref name="source"/> with the key its header's key id names.</summary>
     /// <param name="source">The stream the encrypted body is read from.</param>
     /// <param name="keyProvider">Maps the header's key id to the keying material; called once, at the first read.</param>
-    /// <param name="coding">The coding the body was sealed with.</param>
+    /// <param name="options">The coding the body was sealed with, the largest record size to accept (and so the largest
+    /// buffer the stream may grow to) and the parallelism; <see langword="null"/> for <see cref="ContentEncodingOptions.Default"/>.</param>
     /// <param name="leaveOpen">Whether to leave <paramref name="source"/> open when this stream is disposed.</param>
-    /// <param name="maxRecordSize">The largest record size to accept, and so the largest buffer the stream may grow to.</param>
     /// <exception cref="ArgumentNullException"><paramref name="source"/> or <paramref name="keyProvider"/> is <see langword="null"/>.</exception>
     /// <exception cref="ArgumentException"><paramref name="source"/> is not readable.</exception>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="coding"/> or <paramref name="maxRecordSize"/> is out of range.</exception>
-    public ContentDecryptingStream(Stream source, ContentKeyProvider keyProvider, ContentCoding coding = ContentCoding.Aes128Gcm, bool leaveOpen = false, int maxRecordSize = ContentEncryption.MaxRecordSize)
-        : this(source, coding, leaveOpen, maxRecordSize)
+    public ContentDecryptingStream(Stream source, ContentKeyProvider keyProvider, ContentEncodingOptions? options = null, bool leaveOpen = false)
+        : this(source, options, leaveOpen)
     {
         ArgumentNullException.ThrowIfNull(keyProvider);
         _keyProvider = keyProvider;
     }
 
-    private ContentDecryptingStream(Stream source, ContentCoding coding, bool leaveOpen, int maxRecordSize)
+    private ContentDecryptingStream(Stream source, ContentEncodingOptions? options, bool leaveOpen)
     {
         ArgumentNullException.ThrowIfNull(source);
         if (!source.CanRead)
@@ -113,12 +112,9 @@ public sealed class ContentDecryptingStream : Stream
             throw new ArgumentException("The source stream is not readable.", nameof(source));
         }
 
-        ContentCodingInfo.Validate(coding, nameof(coding));
-        ContentEncryption.ValidateRecordSize(maxRecordSize, nameof(maxRecordSize));
         _source = source;
-        _coding = coding;
+        _options = ContentEncodingOptions.Or(options);
         _leaveOpen = leaveOpen;
-        _maxRecordSize = maxRecordSize;
     }
 
     /// <summary>Gets the body's header once the first read has read it; <see langword="null"/> before.</summary>
@@ -130,20 +126,9 @@ public sealed class ContentDecryptingStream : Stream
     /// a count above that index means the record itself verified and what followed it failed.</remarks>
     public long RecordCount => _decryptor?.RecordCount ?? 0;
 
-    /// <summary>Gets or sets how many threads may open records at once in a body larger than about 1 MiB
-    /// (a background task then reads the next batch of records while the caller reads this one). The
-    /// default, 1, starts no background work: records are read and opened on the caller's thread, in one
-    /// record buffer. Above 1 is for a caller with cores to spare for one large body, such as a file tool.</summary>
-    /// <exception cref="ArgumentOutOfRangeException">The value is less than 1.</exception>
-    public int MaxDegreeOfParallelism
-    {
-        get => _maxDegreeOfParallelism;
-        init
-        {
-            ArgumentOutOfRangeException.ThrowIfLessThan(value, 1);
-            _maxDegreeOfParallelism = value;
-        }
-    }
+    /// <summary>Gets how many threads may open records at once in a body larger than about 1 MiB
+    /// (<see cref="ContentEncodingOptions.MaxDegreeOfParallelism"/>).</summary>
+    public int MaxDegreeOfParallelism => _options.MaxDegreeOfParallelism;
 
     /// <inheritdoc/>
     public override bool CanRead => !_disposed;
@@ -290,7 +275,7 @@ public sealed class ContentDecryptingStream : Stream
     {
         if (!_disposed)
         {
-            Release();
+            await ReleaseAsync(useAsync: true).ConfigureAwait(false);
             if (!_leaveOpen)
             {
                 await _source.DisposeAsync().ConfigureAwait(false);
@@ -306,7 +291,7 @@ public sealed class ContentDecryptingStream : Stream
     {
         if (disposing && !_disposed)
         {
-            Release();
+            Wait(ReleaseAsync(useAsync: false));
             if (!_leaveOpen)
             {
                 _source.Dispose();
@@ -318,7 +303,19 @@ public sealed class ContentDecryptingStream : Stream
 
     private static T Wait<T>(ValueTask<T> task) => task.IsCompletedSuccessfully ? task.Result : task.AsTask().GetAwaiter().GetResult();
 
-    private void Release()
+    private static void Wait(ValueTask task)
+    {
+        if (!task.IsCompletedSuccessfully)
+        {
+            task.AsTask().GetAwaiter().GetResult();
+        }
+    }
+
+    // A background read still running is given a moment to end, so that it stops using the source
+    // before the source is disposed or handed back (leaveOpen), without blocking (DisposeAsync) or
+    // for long (Dispose): a source that sends nothing more would hold it forever. A read that has not
+    // ended by then keeps its buffer until it does; the buffer is wiped and given back then.
+    private async ValueTask ReleaseAsync(bool useAsync)
     {
         _disposed = true;
         _decryptor?.Dispose();
@@ -328,13 +325,30 @@ public sealed class ContentDecryptingStream : Stream
         }
 
         _batch?.Release();
+        if (_reading is { IsCompleted: false } reading)
+        {
+            try
+            {
+                if (useAsync)
+                {
+                    await reading.WaitAsync(StopWait).ConfigureAwait(false);
+                }
+                else
+                {
+                    reading.Wait(StopWait);
+                }
+            }
+            catch (Exception)
+            {
+                // The read failed or is still stuck: either way the stream is done with it.
+            }
+        }
+
         if (_spare is { } spare)
         {
-            // A read that is still running owns the spare buffer until it ends (disposing the source
-            // usually ends it); only then is the buffer wiped and given back.
-            if (_reading is { IsCompleted: false } reading)
+            if (_reading is { IsCompleted: false } stuck)
             {
-                reading.ContinueWith(_ => spare.Release(), CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+                _ = stuck.ContinueWith(_ => spare.Release(), CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
             }
             else
             {
@@ -435,10 +449,10 @@ public sealed class ContentDecryptingStream : Stream
             }
         }
 
-        ContentEncodingHeader parsed = ContentEncodingHeader.Parse(_header.AsSpan(0, _headerReceived), _maxRecordSize);
+        ContentEncodingHeader parsed = ContentEncodingHeader.Parse(_header.AsSpan(0, _headerReceived), _options.MaxRecordSize);
         _decryptor = _keyProvider is not null
-            ? ContentEncryption.CreateDecryptor(_keyProvider, parsed, _coding)
-            : new ContentDecryptor(parsed, _inputKeyingMaterial, _coding);
+            ? ContentEncryption.CreateDecryptor(_keyProvider, parsed, _options)
+            : new ContentDecryptor(parsed, _inputKeyingMaterial, _options);
         _header = null;
         if (_inputKeyingMaterial is not null)
         {
@@ -454,7 +468,7 @@ public sealed class ContentDecryptingStream : Stream
     {
         Batch current = _batch ??= new Batch();
         int recordSize = _decryptor!.Header.RecordSize;
-        if (current.Spent && RecordBatch.Applies(_maxDegreeOfParallelism, recordSize) && _decryptor.RecordCount * (recordSize - ContentEncryption.TagSize) >= RecordBatch.StartBytes)
+        if (current.Spent && RecordBatch.Applies(MaxDegreeOfParallelism, recordSize) && _decryptor.RecordCount * (recordSize - ContentEncryption.TagSize) >= RecordBatch.StartBytes)
         {
             _recordsPerBatch = RecordBatch.RecordsPerBatch(recordSize);
         }
@@ -583,7 +597,7 @@ public sealed class ContentDecryptingStream : Stream
             return opened == 1 ? batch.Lengths[0] : 0;
         }
 
-        int released = _decryptor.Open(batch.Buffer.AsMemory(0, length), batch.Buffer, recordSize, batch.Lengths, isFinal, _maxDegreeOfParallelism, out ContentEncodingException? failure);
+        int released = _decryptor.Open(batch.Buffer.AsMemory(0, length), batch.Buffer, recordSize, batch.Lengths, isFinal, MaxDegreeOfParallelism, out ContentEncodingException? failure);
         batch.Error = failure;
         for (int i = 0; i < released; i++)
         {

@@ -29,16 +29,15 @@ public sealed class ContentDecryptor : IDisposable
     /// <summary>Derives the keys for the body that <paramref name="header"/> starts.</summary>
     /// <param name="header">The body's header.</param>
     /// <param name="inputKeyingMaterial">The shared secret (IKM); not empty.</param>
-    /// <param name="coding">The coding the body was sealed with.</param>
+    /// <param name="options">The coding the body was sealed with; <see langword="null"/> for <see cref="ContentEncodingOptions.Default"/>.</param>
     /// <exception cref="ArgumentNullException"><paramref name="header"/> is <see langword="null"/>.</exception>
     /// <exception cref="ArgumentException">The keying material is empty.</exception>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="coding"/> is out of range.</exception>
-    public ContentDecryptor(ContentEncodingHeader header, ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm)
+    public ContentDecryptor(ContentEncodingHeader header, ReadOnlySpan<byte> inputKeyingMaterial, ContentEncodingOptions? options = null)
     {
         ArgumentNullException.ThrowIfNull(header);
         Header = header;
-        Coding = coding;
-        _cipher = RecordCipher.Create(coding, inputKeyingMaterial, header.Salt.Span);
+        Coding = ContentEncodingOptions.Or(options).Coding;
+        _cipher = RecordCipher.Create(Coding, inputKeyingMaterial, header.Salt.Span);
     }
 
     /// <summary>Gets the body's header.</summary>

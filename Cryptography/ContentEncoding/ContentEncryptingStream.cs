@@ -43,7 +43,6 @@ public sealed class ContentEncryptingStream : Stream
     private readonly bool _leaveOpen;
     private readonly ContentEncryptor _encryptor;
     private readonly int _maxData;
-    private readonly int _maxDegreeOfParallelism = RecordBatch.DefaultParallelism;
     private int _recordsPerBatch = 1;
     private byte[]? _buffer;    // record i's data at i × rs, sealed there in place
     private int _count;         // the data bytes in it
@@ -66,15 +65,12 @@ public sealed class ContentEncryptingStream : Stream
     /// <summary>Creates a stream that writes an encrypted body to <paramref name="destination"/>.</summary>
     /// <param name="destination">The stream that receives the body.</param>
     /// <param name="inputKeyingMaterial">The shared secret (IKM); not empty. It is not kept: the keys are derived at once.</param>
-    /// <param name="coding">The coding.</param>
-    /// <param name="recordSize">The record size, from <see cref="ContentEncryption.MinRecordSize"/> to <see cref="ContentEncryption.MaxRecordSize"/>.</param>
-    /// <param name="keyId">The key id to put in the header (at most 255 bytes); may be empty.</param>
+    /// <param name="options">The coding, record size, key id and parallelism; <see langword="null"/> for <see cref="ContentEncodingOptions.Default"/>.</param>
     /// <param name="salt">The 16-byte salt, or empty for a fresh random one. Never reuse a salt with the same keying material.</param>
     /// <param name="leaveOpen">Whether to leave <paramref name="destination"/> open when this stream is disposed.</param>
     /// <exception cref="ArgumentNullException"><paramref name="destination"/> is <see langword="null"/>.</exception>
-    /// <exception cref="ArgumentException"><paramref name="destination"/> is not writable, the keying material is empty, or the salt or key id has a wrong length.</exception>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="recordSize"/> or <paramref name="coding"/> is out of range.</exception>
-    public ContentEncryptingStream(Stream destination, ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm, int recordSize = ContentEncryption.DefaultRecordSize, ReadOnlySpan<byte> keyId = default, ReadOnlySpan<byte> salt = default, bool leaveOpen = false)
+    /// <exception cref="ArgumentException"><paramref name="destination"/> is not writable, the keying material is empty, or the salt has a wrong length.</exception>
+    public ContentEncryptingStream(Stream destination, ReadOnlySpan<byte> inputKeyingMaterial, ContentEncodingOptions? options = null, ReadOnlySpan<byte> salt = default, bool leaveOpen = false)
     {
         ArgumentNullException.ThrowIfNull(destination);
         if (!destination.CanWrite)
@@ -82,27 +78,18 @@ public sealed class ContentEncryptingStream : Stream
             throw new ArgumentException("The destination stream is not writable.", nameof(destination));
         }
 
-        _encryptor = new ContentEncryptor(inputKeyingMaterial, coding, recordSize, keyId, salt);
+        options = ContentEncodingOptions.Or(options);
+        _encryptor = new ContentEncryptor(inputKeyingMaterial, options, salt);
         _destination = destination;
         _leaveOpen = leaveOpen;
         _maxData = _encryptor.MaxRecordDataLength;
-        _buffer = PinnedBuffers.Rent(recordSize);
+        MaxDegreeOfParallelism = options.MaxDegreeOfParallelism;
+        _buffer = PinnedBuffers.Rent(options.RecordSize);
     }
 
-    /// <summary>Gets or sets how many threads may seal records at once in a body larger than about 1 MiB
-    /// (the calling thread is one of them; a background task writes each sealed batch while the caller writes).
-    /// The default, 1, starts no background work: the stream seals on the caller's thread, in one record
-    /// buffer. Above 1 is for a caller with cores to spare for one large body, such as a file tool.</summary>
-    /// <exception cref="ArgumentOutOfRangeException">The value is less than 1.</exception>
-    public int MaxDegreeOfParallelism
-    {
-        get => _maxDegreeOfParallelism;
-        init
-        {
-            ArgumentOutOfRangeException.ThrowIfLessThan(value, 1);
-            _maxDegreeOfParallelism = value;
-        }
-    }
+    /// <summary>Gets how many threads may seal records at once in a body larger than about 1 MiB
+    /// (<see cref="ContentEncodingOptions.MaxDegreeOfParallelism"/>).</summary>
+    public int MaxDegreeOfParallelism { get; }
 
     /// <summary>Gets the header this stream writes (its salt, record size and key id).</summary>
     public ContentEncodingHeader Header => _encryptor.Header;
@@ -309,7 +296,7 @@ public sealed class ContentEncryptingStream : Stream
         }
         finally
         {
-            Release();
+            await ReleaseAsync(useAsync: true).ConfigureAwait(false);
             if (!_leaveOpen)
             {
                 await _destination.DisposeAsync().ConfigureAwait(false);
@@ -339,7 +326,7 @@ public sealed class ContentEncryptingStream : Stream
         }
         finally
         {
-            Release();
+            Wait(ReleaseAsync(useAsync: false));
             if (!_leaveOpen)
             {
                 _destination.Dispose();
@@ -362,10 +349,21 @@ public sealed class ContentEncryptingStream : Stream
     // The data a full buffer holds: whole records' data.
     private int Capacity => _recordsPerBatch * _maxData;
 
-    private void Release()
+    // The destination is the caller's: a batch the background task is writing goes out (or fails)
+    // before disposing returns, so nothing writes to it afterwards and an aborted body ends at a record.
+    private async ValueTask ReleaseAsync(bool useAsync)
     {
         _disposed = true;
         _finished = true;
+        try
+        {
+            await WrittenAsync(useAsync, CancellationToken.None).ConfigureAwait(false);
+        }
+        catch (Exception exception)
+        {
+            _fault ??= exception;   // the body is short; the receiver sees it truncated
+        }
+
         _encryptor.Dispose();
         if (_buffer is { } buffer)
         {
@@ -375,16 +373,8 @@ public sealed class ContentEncryptingStream : Stream
 
         if (_spare is { } spare)
         {
-            // Sealed records only, but a write still running owns the buffer until it ends.
             _spare = null;
-            if (_writing is { IsCompleted: false } writing)
-            {
-                writing.ContinueWith(_ => PinnedBuffers.Return(spare, holdsOnlyPublicData: true), CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
-            }
-            else
-            {
-                PinnedBuffers.Return(spare, holdsOnlyPublicData: true);
-            }
+            PinnedBuffers.Return(spare, holdsOnlyPublicData: true);   // sealed records only
         }
     }
 
@@ -446,7 +436,7 @@ public sealed class ContentEncryptingStream : Stream
     {
         int recordSize = _encryptor.RecordSize;
         int full = isLast ? Math.Max(0, _count - 1) / _maxData : _count / _maxData;
-        _encryptor.SealFullRecords(_buffer, recordSize, _buffer, full, _maxDegreeOfParallelism);
+        _encryptor.SealFullRecords(_buffer, recordSize, _buffer, full, MaxDegreeOfParallelism);
         int length = full * recordSize;
         if (isLast)
         {
@@ -478,7 +468,7 @@ public sealed class ContentEncryptingStream : Stream
         }
 
         int recordSize = _encryptor.RecordSize;
-        if (_recordsPerBatch == 1 && RecordBatch.Applies(_maxDegreeOfParallelism, recordSize) && _encryptor.RecordCount * _maxData >= RecordBatch.StartBytes)
+        if (_recordsPerBatch == 1 && RecordBatch.Applies(MaxDegreeOfParallelism, recordSize) && _encryptor.RecordCount * _maxData >= RecordBatch.StartBytes)
         {
             _recordsPerBatch = RecordBatch.RecordsPerBatch(recordSize);
             PinnedBuffers.Return(_buffer!, holdsOnlyPublicData: true);   // sealed records only

@@ -86,17 +86,14 @@ public static class ContentEncryption
 
     /// <summary>Gets the length of the body that encrypting <paramref name="plaintextLength"/> bytes produces, without padding.</summary>
     /// <param name="plaintextLength">The content's length.</param>
-    /// <param name="recordSize">The record size.</param>
-    /// <param name="keyIdLength">The key id's length, 0 to 255.</param>
+    /// <param name="options">The record size and key id; <see langword="null"/> for <see cref="ContentEncodingOptions.Default"/>.</param>
     /// <returns>Header plus records: 21 + key id + plaintext + 17 per record, with at least one record.</returns>
-    /// <exception cref="ArgumentOutOfRangeException">An argument is out of range, or the body would be longer than <see cref="long.MaxValue"/> bytes.</exception>
-    public static long GetEncryptedLength(long plaintextLength, int recordSize = DefaultRecordSize, int keyIdLength = 0)
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="plaintextLength"/> is negative, or the body would be longer than <see cref="long.MaxValue"/> bytes.</exception>
+    public static long GetEncryptedLength(long plaintextLength, ContentEncodingOptions? options = null)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(plaintextLength);
-        ArgumentOutOfRangeException.ThrowIfNegative(keyIdLength);
-        ArgumentOutOfRangeException.ThrowIfGreaterThan(keyIdLength, 255);
-        ValidateRecordSize(recordSize, nameof(recordSize));
-        return TryGetEncryptedLength(plaintextLength, recordSize, keyIdLength, out long length)
+        options = ContentEncodingOptions.Or(options);
+        return TryGetEncryptedLength(plaintextLength, options.RecordSize, options.KeyId.Length, out long length)
             ? length
             : throw new ArgumentOutOfRangeException(nameof(plaintextLength), plaintextLength, ContentEncodingMessages.EncryptedLengthOverflow);
     }
@@ -114,38 +111,44 @@ public static class ContentEncryption
     /// <summary>Encrypts a whole body.</summary>
     /// <param name="plaintext">The content.</param>
     /// <param name="inputKeyingMaterial">The shared secret (IKM); not empty.</param>
-    /// <param name="coding">The coding.</param>
-    /// <param name="recordSize">The record size.</param>
-    /// <param name="keyId">The key id to put in the header; may be empty.</param>
+    /// <param name="options">The coding, record size and key id; <see langword="null"/> for <see cref="ContentEncodingOptions.Default"/>.</param>
     /// <returns>The encrypted body: header and records, with a fresh random salt.</returns>
-    /// <exception cref="ArgumentException">The keying material is empty or the key id is longer than 255 bytes.</exception>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="recordSize"/> or <paramref name="coding"/> is out of range.</exception>
-    public static byte[] Encrypt(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm, int recordSize = DefaultRecordSize, ReadOnlySpan<byte> keyId = default)
+    /// <exception cref="ArgumentException">The keying material is empty.</exception>
+    public static byte[] Encrypt(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> inputKeyingMaterial, ContentEncodingOptions? options = null)
     {
-        long length = GetEncryptedLength(plaintext.Length, recordSize, Math.Min(keyId.Length, 255));
-        byte[] body = new byte[checked((int)length)];
-        Encrypt(plaintext, body, inputKeyingMaterial, coding, recordSize, keyId);
+        byte[] body = new byte[checked((int)GetEncryptedLength(plaintext.Length, options))];
+        Encrypt(plaintext, inputKeyingMaterial, body, options);
         return body;
     }
 
     /// <summary>Encrypts a whole body into a buffer, without allocating.</summary>
     /// <param name="plaintext">The content.</param>
-    /// <param name="destination">Receives the body: at least <see cref="GetEncryptedLength"/> bytes; must not overlap <paramref name="plaintext"/>.</param>
     /// <param name="inputKeyingMaterial">The shared secret (IKM); not empty.</param>
-    /// <param name="coding">The coding.</param>
-    /// <param name="recordSize">The record size.</param>
-    /// <param name="keyId">The key id to put in the header; may be empty.</param>
+    /// <param name="destination">Receives the body: at least <see cref="GetEncryptedLength"/> bytes; must not overlap <paramref name="plaintext"/>.</param>
+    /// <param name="options">The coding, record size and key id; <see langword="null"/> for <see cref="ContentEncodingOptions.Default"/>.</param>
     /// <param name="salt">The 16-byte salt, or empty for a fresh random one. Never reuse a salt with the same keying material.</param>
     /// <returns>The body's length.</returns>
-    /// <exception cref="ArgumentException">The keying material is empty, the salt or key id has a wrong length, <paramref name="destination"/> is too short or overlaps <paramref name="plaintext"/>.</exception>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="recordSize"/> or <paramref name="coding"/> is out of range.</exception>
-    public static int Encrypt(ReadOnlySpan<byte> plaintext, Span<byte> destination, ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm, int recordSize = DefaultRecordSize, ReadOnlySpan<byte> keyId = default, ReadOnlySpan<byte> salt = default)
+    /// <exception cref="ArgumentException">The keying material is empty, the salt has a wrong length, or <paramref name="destination"/> is too short or overlaps <paramref name="plaintext"/>.</exception>
+    public static int Encrypt(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> inputKeyingMaterial, Span<byte> destination, ContentEncodingOptions? options = null, ReadOnlySpan<byte> salt = default) =>
+        TryEncrypt(plaintext, inputKeyingMaterial, destination, out int written, options, salt)
+            ? written
+            : throw new ArgumentException(Format(ContentEncodingMessages.DestinationTooShort, GetEncryptedLength(plaintext.Length, options)), nameof(destination));
+
+    /// <summary>Encrypts a whole body into a buffer, without allocating, unless the buffer is too short.</summary>
+    /// <param name="plaintext">The content.</param>
+    /// <param name="inputKeyingMaterial">The shared secret (IKM); not empty.</param>
+    /// <param name="destination">Receives the body; must not overlap <paramref name="plaintext"/>.</param>
+    /// <param name="bytesWritten">The body's length, or 0 when <paramref name="destination"/> is shorter than <see cref="GetEncryptedLength"/>.</param>
+    /// <param name="options">The coding, record size and key id; <see langword="null"/> for <see cref="ContentEncodingOptions.Default"/>.</param>
+    /// <param name="salt">The 16-byte salt, or empty for a fresh random one. Never reuse a salt with the same keying material.</param>
+    /// <returns><see langword="false"/> when <paramref name="destination"/> is too short (nothing is written).</returns>
+    /// <exception cref="ArgumentException">The keying material is empty, the salt has a wrong length, or the buffers overlap.</exception>
+    public static bool TryEncrypt(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> inputKeyingMaterial, Span<byte> destination, out int bytesWritten, ContentEncodingOptions? options = null, ReadOnlySpan<byte> salt = default)
     {
-        using var encryptor = new ContentEncryptor(inputKeyingMaterial, coding, recordSize, keyId, salt);
-        long length = GetEncryptedLength(plaintext.Length, recordSize, keyId.Length);
-        if (destination.Length < length)
+        bytesWritten = 0;
+        if (destination.Length < GetEncryptedLength(plaintext.Length, options))
         {
-            throw new ArgumentException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.DestinationTooShort, length), nameof(destination));
+            return false;
         }
 
         if (plaintext.Overlaps(destination))
@@ -153,24 +156,25 @@ public static class ContentEncryption
             throw new ArgumentException(ContentEncodingMessages.OverlappingRecord, nameof(destination));
         }
 
+        using var encryptor = new ContentEncryptor(inputKeyingMaterial, options, salt);
         int written = encryptor.Header.WriteTo(destination);
         int maxData = encryptor.MaxRecordDataLength;
         do
         {
             int take = Math.Min(maxData, plaintext.Length);
-            bool last = take == plaintext.Length;
-            written += encryptor.EncryptRecord(plaintext[..take], destination[written..], last);
+            written += encryptor.EncryptRecord(plaintext[..take], destination[written..], isLastRecord: take == plaintext.Length);
             plaintext = plaintext[take..];
         }
         while (!encryptor.IsComplete);
 
-        return written;
+        bytesWritten = written;
+        return true;
     }
 
     /// <summary>Gets an upper bound on the length of a body's content: the body less its header and 16 bytes of tag per record.</summary>
     /// <param name="body">The encrypted body, or at least its header and its length.</param>
     /// <param name="bodyLength">The body's full length.</param>
-    /// <returns>How large a destination <see cref="Decrypt(ReadOnlySpan{byte}, Span{byte}, ReadOnlySpan{byte}, ContentCoding, int)"/> needs.</returns>
+    /// <returns>How large a destination <see cref="Decrypt(ReadOnlySpan{byte}, ReadOnlySpan{byte}, Span{byte}, ContentEncodingOptions?)"/> needs.</returns>
     /// <exception cref="ContentEncodingHeaderException">The header is short or invalid.</exception>
     public static long GetMaxDecryptedLength(ReadOnlySpan<byte> body, long bodyLength)
     {
@@ -181,57 +185,69 @@ public static class ContentEncryption
     /// <summary>Verifies and decrypts a whole body.</summary>
     /// <param name="body">The encrypted body.</param>
     /// <param name="inputKeyingMaterial">The shared secret (IKM); not empty.</param>
-    /// <param name="coding">The coding the body was sealed with.</param>
-    /// <param name="maxRecordSize">The largest record size to accept.</param>
+    /// <param name="options">The coding the body was sealed with and the largest record size to accept; <see langword="null"/> for <see cref="ContentEncodingOptions.Default"/>.</param>
     /// <returns>The content.</returns>
     /// <exception cref="ContentEncodingHeaderException">The header is short or invalid.</exception>
     /// <exception cref="ContentEncodingTruncatedException">The body was truncated.</exception>
     /// <exception cref="ContentEncodingCorruptedException">A record does not verify, has bad padding, or follows the last record.</exception>
     /// <exception cref="ArgumentException">The keying material is empty.</exception>
-    public static byte[] Decrypt(ReadOnlySpan<byte> body, ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm, int maxRecordSize = MaxRecordSize)
+    public static byte[] Decrypt(ReadOnlySpan<byte> body, ReadOnlySpan<byte> inputKeyingMaterial, ContentEncodingOptions? options = null)
     {
-        ContentEncodingHeader header = ContentEncodingHeader.Parse(body, maxRecordSize);
-        using var decryptor = new ContentDecryptor(header, inputKeyingMaterial, coding);
+        options = ContentEncodingOptions.Or(options);
+        using var decryptor = new ContentDecryptor(ContentEncodingHeader.Parse(body, options.MaxRecordSize), inputKeyingMaterial, options);
         return DecryptToArray(body, decryptor);
     }
 
     /// <summary>Verifies and decrypts a whole body with the key its header's key id names.</summary>
     /// <param name="body">The encrypted body.</param>
     /// <param name="keyProvider">Maps the header's key id to the keying material.</param>
-    /// <param name="coding">The coding the body was sealed with.</param>
-    /// <param name="maxRecordSize">The largest record size to accept.</param>
+    /// <param name="options">The coding the body was sealed with and the largest record size to accept; <see langword="null"/> for <see cref="ContentEncodingOptions.Default"/>.</param>
     /// <returns>The content.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="keyProvider"/> is <see langword="null"/>.</exception>
     /// <exception cref="ContentEncodingHeaderException">The header is short or invalid, or <paramref name="keyProvider"/> knows no key for its key id.</exception>
     /// <exception cref="ContentEncodingTruncatedException">The body was truncated.</exception>
     /// <exception cref="ContentEncodingCorruptedException">A record does not verify, has bad padding, or follows the last record.</exception>
-    public static byte[] Decrypt(ReadOnlySpan<byte> body, ContentKeyProvider keyProvider, ContentCoding coding = ContentCoding.Aes128Gcm, int maxRecordSize = MaxRecordSize)
+    public static byte[] Decrypt(ReadOnlySpan<byte> body, ContentKeyProvider keyProvider, ContentEncodingOptions? options = null)
     {
         ArgumentNullException.ThrowIfNull(keyProvider);
-        ContentEncodingHeader header = ContentEncodingHeader.Parse(body, maxRecordSize);
-        using ContentDecryptor decryptor = CreateDecryptor(keyProvider, header, coding);
+        options = ContentEncodingOptions.Or(options);
+        using ContentDecryptor decryptor = CreateDecryptor(keyProvider, ContentEncodingHeader.Parse(body, options.MaxRecordSize), options);
         return DecryptToArray(body, decryptor);
     }
 
     /// <summary>Verifies and decrypts a whole body into a buffer, without allocating beyond the key schedule.</summary>
     /// <param name="body">The encrypted body.</param>
+    /// <param name="inputKeyingMaterial">The shared secret (IKM); not empty.</param>
     /// <param name="destination">Receives the content: at least <see cref="GetMaxDecryptedLength"/> bytes; must not overlap
     /// <paramref name="body"/>. On failure everything written to it is zeroed.</param>
-    /// <param name="inputKeyingMaterial">The shared secret (IKM); not empty.</param>
-    /// <param name="coding">The coding the body was sealed with.</param>
-    /// <param name="maxRecordSize">The largest record size to accept.</param>
+    /// <param name="options">The coding the body was sealed with and the largest record size to accept; <see langword="null"/> for <see cref="ContentEncodingOptions.Default"/>.</param>
     /// <returns>The content's length.</returns>
     /// <exception cref="ContentEncodingHeaderException">The header is short or invalid.</exception>
     /// <exception cref="ContentEncodingTruncatedException">The body was truncated.</exception>
     /// <exception cref="ContentEncodingCorruptedException">A record does not verify, has bad padding, or follows the last record.</exception>
     /// <exception cref="ArgumentException">The keying material is empty, or <paramref name="destination"/> is too short or overlaps <paramref name="body"/>.</exception>
-    public static int Decrypt(ReadOnlySpan<byte> body, Span<byte> destination, ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm, int maxRecordSize = MaxRecordSize)
+    public static int Decrypt(ReadOnlySpan<byte> body, ReadOnlySpan<byte> inputKeyingMaterial, Span<byte> destination, ContentEncodingOptions? options = null) =>
+        TryDecrypt(body, inputKeyingMaterial, destination, out int written, options)
+            ? written
+            : throw new ArgumentException(Format(ContentEncodingMessages.DestinationTooShort, GetMaxDecryptedLength(body, body.Length)), nameof(destination));
+
+    /// <summary>Verifies and decrypts a whole body into a buffer, without allocating beyond the key schedule, unless the buffer is too short.</summary>
+    /// <param name="body">The encrypted body.</param>
+    /// <param name="inputKeyingMaterial">The shared secret (IKM); not empty.</param>
+    /// <param name="destination">Receives the content; must not overlap <paramref name="body"/>. On failure everything written to it is zeroed.</param>
+    /// <param name="bytesWritten">The content's length, or 0 when <paramref name="destination"/> is shorter than <see cref="GetMaxDecryptedLength"/>.</param>
+    /// <param name="options">The coding the body was sealed with and the largest record size to accept; <see langword="null"/> for <see cref="ContentEncodingOptions.Default"/>.</param>
+    /// <returns><see langword="false"/> when <paramref name="destination"/> is too short (nothing is decrypted).</returns>
+    /// <exception cref="ContentEncodingException">The header, a record or the body's end fails to verify.</exception>
+    /// <exception cref="ArgumentException">The keying material is empty, or the buffers overlap.</exception>
+    public static bool TryDecrypt(ReadOnlySpan<byte> body, ReadOnlySpan<byte> inputKeyingMaterial, Span<byte> destination, out int bytesWritten, ContentEncodingOptions? options = null)
     {
-        ContentEncodingHeader header = ContentEncodingHeader.Parse(body, maxRecordSize);
-        long needed = GetMaxDecryptedLength(body, body.Length);
-        if (destination.Length < needed)
+        options = ContentEncodingOptions.Or(options);
+        ContentEncodingHeader header = ContentEncodingHeader.Parse(body, options.MaxRecordSize);
+        bytesWritten = 0;
+        if (destination.Length < GetMaxDecryptedLength(body, body.Length))
         {
-            throw new ArgumentException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.DestinationTooShort, needed), nameof(destination));
+            return false;
         }
 
         if (body.Overlaps(destination))
@@ -239,17 +255,18 @@ public static class ContentEncryption
             throw new ArgumentException(ContentEncodingMessages.OverlappingRecord, nameof(destination));
         }
 
-        using var decryptor = new ContentDecryptor(header, inputKeyingMaterial, coding);
-        return DecryptRecords(body[header.Length..], destination, decryptor);
+        using var decryptor = new ContentDecryptor(header, inputKeyingMaterial, options);
+        bytesWritten = DecryptRecords(body[header.Length..], destination, decryptor);
+        return true;
     }
 
     // The provider writes the key into a stack buffer that is wiped once the decryptor has derived its keys.
-    internal static ContentDecryptor CreateDecryptor(ContentKeyProvider keyProvider, ContentEncodingHeader header, ContentCoding coding)
+    internal static ContentDecryptor CreateDecryptor(ContentKeyProvider keyProvider, ContentEncodingHeader header, ContentEncodingOptions options)
     {
         Span<byte> key = stackalloc byte[MaxKeyingMaterialSize];
         try
         {
-            if (!keyProvider(header.KeyId.Span, coding, key, out int length) || length <= 0 || length > key.Length)
+            if (!keyProvider(header.KeyId.Span, options.Coding, key, out int length) || length <= 0 || length > key.Length)
             {
                 // The key id travels in the clear, so naming it leaks nothing; long ones are cut short.
                 ReadOnlySpan<byte> keyId = header.KeyId.Span;
@@ -257,7 +274,7 @@ public static class ContentEncryption
                 throw new ContentEncodingHeaderException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.NoKeyForKeyId, keyId.Length, shown));
             }
 
-            return new ContentDecryptor(header, key[..length], coding);
+            return new ContentDecryptor(header, key[..length], options);
         }
         finally
         {
@@ -272,6 +289,8 @@ public static class ContentEncryption
             throw new ArgumentOutOfRangeException(parameterName, recordSize, string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.RecordSizeOutOfRange, MinRecordSize, MaxRecordSize));
         }
     }
+
+    private static string Format(string format, object argument) => string.Format(CultureInfo.InvariantCulture, format, argument);
 
     private static long RecordCount(long plaintextLength, int recordSize)
     {

@@ -24,25 +24,22 @@ public sealed class ContentEncryptor : IDisposable
 
     /// <summary>Derives the keys for a new body.</summary>
     /// <param name="inputKeyingMaterial">The shared secret (IKM) both sides know; not empty. 16 or 32 random bytes are typical.</param>
-    /// <param name="coding">The coding: <see cref="ContentCoding.Aes128Gcm"/> (RFC 8188) or <see cref="ContentCoding.Aes256GcmSiv"/>.</param>
-    /// <param name="recordSize">The record size, from <see cref="ContentEncryption.MinRecordSize"/> to <see cref="ContentEncryption.MaxRecordSize"/>.</param>
-    /// <param name="keyId">The key id to put in the header (at most 255 bytes), so the receiver can pick the key; may be empty.</param>
+    /// <param name="options">The coding, record size and key id; <see langword="null"/> for <see cref="ContentEncodingOptions.Default"/>.</param>
     /// <param name="salt">The 16-byte salt, or empty for a fresh random one. Never reuse a salt with the
     /// same keying material: under <see cref="ContentCoding.Aes128Gcm"/> that repeats keys and nonces.</param>
-    /// <exception cref="ArgumentException">The keying material is empty, the salt is not 0 or 16 bytes, or the key id is too long.</exception>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="recordSize"/> or <paramref name="coding"/> is out of range.</exception>
-    public ContentEncryptor(ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm, int recordSize = ContentEncryption.DefaultRecordSize, ReadOnlySpan<byte> keyId = default, ReadOnlySpan<byte> salt = default)
+    /// <exception cref="ArgumentException">The keying material is empty, or the salt is not 0 or 16 bytes.</exception>
+    public ContentEncryptor(ReadOnlySpan<byte> inputKeyingMaterial, ContentEncodingOptions? options = null, ReadOnlySpan<byte> salt = default)
     {
-        ContentCodingInfo.Validate(coding, nameof(coding));
+        options = ContentEncodingOptions.Or(options);
         Span<byte> freshSalt = stackalloc byte[ContentEncryption.SaltSize];
         if (salt.IsEmpty)
         {
             RandomNumberGenerator.Fill(freshSalt);
         }
 
-        Header = new ContentEncodingHeader(salt.IsEmpty ? freshSalt : salt, recordSize, keyId);
-        Coding = coding;
-        _cipher = RecordCipher.Create(coding, inputKeyingMaterial, Header.Salt.Span);
+        Header = new ContentEncodingHeader(salt.IsEmpty ? freshSalt : salt, options.RecordSize, options.KeyId.Span);
+        Coding = options.Coding;
+        _cipher = RecordCipher.Create(Coding, inputKeyingMaterial, Header.Salt.Span);
     }
 
     /// <summary>Gets the header to send before the first record.</summary>

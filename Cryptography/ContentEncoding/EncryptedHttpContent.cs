@@ -10,6 +10,7 @@ using System.Net.Http;
 using System.Security.Cryptography;
 using System.Threading;
 using System.Threading.Tasks;
+using Cryptography.Internal;
 
 namespace Cryptography.ContentEncoding;
 
@@ -27,33 +28,25 @@ public sealed class EncryptedHttpContent : HttpContent
 {
     private readonly HttpContent _content;
     private readonly byte[] _inputKeyingMaterial;
-    private readonly ContentCoding _coding;
-    private readonly int _recordSize;
-    private readonly byte[] _keyId;
+    private readonly ContentEncodingOptions _options;
     private bool _disposed;
 
     /// <summary>Creates a content that sends <paramref name="content"/> encrypted.</summary>
     /// <param name="content">The content to encrypt.</param>
     /// <param name="inputKeyingMaterial">The shared secret (IKM); not empty. A copy is kept, in pinned memory, until disposal.</param>
-    /// <param name="coding">The coding.</param>
-    /// <param name="recordSize">The record size.</param>
-    /// <param name="keyId">The key id to put in the header, so the receiver can pick the key; may be empty.</param>
+    /// <param name="options">The coding, record size and key id (so the receiver can pick the key); <see langword="null"/> for <see cref="ContentEncodingOptions.Default"/>.</param>
     /// <exception cref="ArgumentNullException"><paramref name="content"/> is <see langword="null"/>.</exception>
-    /// <exception cref="ArgumentException">The keying material is empty or the key id is longer than 255 bytes.</exception>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="recordSize"/> or <paramref name="coding"/> is out of range.</exception>
-    public EncryptedHttpContent(HttpContent content, ReadOnlySpan<byte> inputKeyingMaterial, ContentCoding coding = ContentCoding.Aes128Gcm, int recordSize = ContentEncryption.DefaultRecordSize, ReadOnlySpan<byte> keyId = default)
+    /// <exception cref="ArgumentException">The keying material is empty.</exception>
+    public EncryptedHttpContent(HttpContent content, ReadOnlySpan<byte> inputKeyingMaterial, ContentEncodingOptions? options = null)
     {
         ArgumentNullException.ThrowIfNull(content);
-
-        // Validates every argument the way the encoder will, before anything is sent.
-        using (new ContentEncryptor(inputKeyingMaterial, coding, recordSize, keyId))
+        if (inputKeyingMaterial.IsEmpty)
         {
+            throw new ArgumentException(ContentEncodingMessages.EmptyKeyingMaterial, nameof(inputKeyingMaterial));
         }
 
         _content = content;
-        _coding = coding;
-        _recordSize = recordSize;
-        _keyId = keyId.ToArray();
+        _options = ContentEncodingOptions.Or(options);
         _inputKeyingMaterial = GC.AllocateArray<byte>(inputKeyingMaterial.Length, pinned: true);
         inputKeyingMaterial.CopyTo(_inputKeyingMaterial);
 
@@ -65,11 +58,11 @@ public sealed class EncryptedHttpContent : HttpContent
             }
         }
 
-        Headers.ContentEncoding.Add(ContentEncryption.GetName(coding));
+        Headers.ContentEncoding.Add(ContentEncryption.GetName(_options.Coding));
     }
 
     /// <summary>Gets the coding the content is sent with.</summary>
-    public ContentCoding Coding => _coding;
+    public ContentCoding Coding => _options.Coding;
 
     /// <summary>Encrypts the inner content onto <paramref name="stream"/>.</summary>
     /// <param name="stream">The transport stream.</param>
@@ -86,7 +79,7 @@ public sealed class EncryptedHttpContent : HttpContent
     protected override async Task SerializeToStreamAsync(Stream stream, TransportContext? context, CancellationToken cancellationToken)
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
-        var encrypting = new ContentEncryptingStream(stream, _inputKeyingMaterial, _coding, _recordSize, _keyId, leaveOpen: true);
+        var encrypting = new ContentEncryptingStream(stream, _inputKeyingMaterial, _options, leaveOpen: true);
         try
         {
             await _content.CopyToAsync(encrypting, cancellationToken).ConfigureAwait(false);
@@ -110,7 +103,7 @@ public sealed class EncryptedHttpContent : HttpContent
     protected override void SerializeToStream(Stream stream, TransportContext? context, CancellationToken cancellationToken)
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
-        var encrypting = new ContentEncryptingStream(stream, _inputKeyingMaterial, _coding, _recordSize, _keyId, leaveOpen: true);
+        var encrypting = new ContentEncryptingStream(stream, _inputKeyingMaterial, _options, leaveOpen: true);
         try
         {
             _content.CopyTo(encrypting, context, cancellationToken);
@@ -133,7 +126,7 @@ public sealed class EncryptedHttpContent : HttpContent
     protected override bool TryComputeLength(out long length)
     {
         if (_content.Headers.ContentLength is long plaintextLength
-            && ContentEncryption.TryGetEncryptedLength(plaintextLength, _recordSize, _keyId.Length, out length))
+            && ContentEncryption.TryGetEncryptedLength(plaintextLength, _options.RecordSize, _options.KeyId.Length, out length))
         {
             return true;
         }

@@ -1,6 +1,6 @@
 // RFC 8452 section 5, the last step of decryption: the computed tag against the received one, in
 // constant time. This is the only place the library compares GCM-SIV tags; every decrypt path
-// (AesGcmSiv.Decrypt, OpenInto and Open through it) reaches it through GcmSiv.Decrypt.
+// (AesGcmSiv.Decrypt, and Open and TryOpen through it) reaches it through GcmSiv.Decrypt.
 //
 // The two 16-byte tags are read as two 64-bit words each; the words' XORs are ORed together and
 // only that one word is tested. No instruction before the test depends on where the tags differ,

@@ -40,6 +40,9 @@ public static class WebPushEncryption
     /// <summary>The record size written into the header: 4096, as in RFC 8291's example.</summary>
     public const int RecordSize = 4096;
 
+    // RFC 8291 section 4: Web Push is aes128gcm with 4096-byte records.
+    private static readonly ContentEncodingOptions Aes128Gcm = new() { Coding = ContentCoding.Aes128Gcm, RecordSize = RecordSize };
+
     /// <summary>The length of the header of a push message body: salt (16), record size (4), key id length (1)
     /// and the 65-byte key id: 86 bytes.</summary>
     public const int HeaderSize = ContentEncodingHeader.FixedLength + WebPushSubscriptionKeys.PublicKeySize;
@@ -227,7 +230,7 @@ public static class WebPushEncryption
             }
 
             DeriveInputKeyingMaterial(ecdhSecret, authSecret, userAgentPublicKey, applicationServerPublicKey, inputKeyingMaterial);
-            using var decryptor = new ContentDecryptor(header, inputKeyingMaterial, ContentCoding.Aes128Gcm);
+            using var decryptor = new ContentDecryptor(header, inputKeyingMaterial, Aes128Gcm);
             try
             {
                 int length = decryptor.DecryptRecord(record, destination, out _);
@@ -302,7 +305,7 @@ public static class WebPushEncryption
             }
 
             DeriveInputKeyingMaterial(ecdhSecret, subscription.Auth.Span, subscription.P256dh.Span, applicationServerPublicKey, inputKeyingMaterial);
-            using var encryptor = new ContentEncryptor(inputKeyingMaterial, ContentCoding.Aes128Gcm, RecordSize, applicationServerPublicKey, salt);
+            using var encryptor = new ContentEncryptor(inputKeyingMaterial, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = RecordSize, KeyId = applicationServerPublicKey.ToArray() }, salt);
             int written = encryptor.Header.WriteTo(destination);
             written += encryptor.EncryptRecord(plaintext, destination[written..], isLastRecord: true, paddingLength);
             return written;

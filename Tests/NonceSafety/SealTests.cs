@@ -42,12 +42,41 @@ public class SealTests
         using var aead = new AesGcmSiv(new byte[16]);
         byte[] plaintext = "span overloads"u8.ToArray();
         byte[] destination = new byte[100];
-        int written = aead.SealInto(plaintext, destination);
+        int written = aead.Seal(plaintext, default, destination);
         Assert.That(written, Is.EqualTo(plaintext.Length + 28));
 
         byte[] opened = new byte[100];
-        Assert.That(aead.OpenInto(destination.AsSpan(0, written), opened), Is.EqualTo(plaintext.Length));
+        Assert.That(aead.Open(destination.AsSpan(0, written), default, opened), Is.EqualTo(plaintext.Length));
         Assert.That(opened[..plaintext.Length], Is.EqualTo(plaintext));
+    }
+
+    // The Try forms return false for a destination one byte short, write nothing and report 0; with
+    // room they write what the throwing forms write. Arrays cannot bind the associated data and the
+    // destination the wrong way round: the forms differ in their number of arguments.
+    [Test]
+    public void TrySealAndTryOpenReportAShortDestinationInsteadOfThrowing()
+    {
+        using var aead = new AesGcmSiv(new byte[16]);
+        byte[] plaintext = "try forms"u8.ToArray();
+        byte[] aad = "aad"u8.ToArray();
+        byte[] shortBuffer = new byte[plaintext.Length + AesGcmSiv.SealOverhead - 1];
+        Assert.That(aead.TrySeal(plaintext, aad, shortBuffer, out int written), Is.False);
+        Assert.That((written, shortBuffer.All(b => b == 0)), Is.EqualTo((0, true)));
+
+        byte[] sealedMessage = new byte[shortBuffer.Length + 1];
+        Assert.That(aead.TrySeal(plaintext, aad, sealedMessage, out written), Is.True);
+        Assert.That(written, Is.EqualTo(sealedMessage.Length));
+
+        byte[] opened = new byte[plaintext.Length - 1];
+        Assert.That(aead.TryOpen(sealedMessage, aad, opened, out int read), Is.False);
+        Assert.That((read, opened.All(b => b == 0)), Is.EqualTo((0, true)));
+        opened = new byte[plaintext.Length];
+        Assert.That(aead.TryOpen(sealedMessage, aad, opened, out read), Is.True);
+        Assert.That((read, opened), Is.EqualTo((plaintext.Length, plaintext)));
+
+        sealedMessage[^1] ^= 1;
+        Assert.That(() => aead.TryOpen(sealedMessage, aad, opened, out _), Throws.TypeOf<AuthenticationTagMismatchException>(), "a forgery is not a short buffer");
+        Assert.That(opened, Is.All.Zero);
     }
 
     [Test]
@@ -57,10 +86,10 @@ public class SealTests
         byte[] plaintext = RandomNumberGenerator.GetBytes(333);
         byte[] buffer = new byte[333 + 28];
         plaintext.CopyTo(buffer, 12);
-        aead.SealInto(buffer.AsSpan(12, 333), buffer);
+        aead.Seal(buffer.AsSpan(12, 333), default, buffer);
         Assert.That(aead.Open(buffer), Is.EqualTo(plaintext));
 
-        aead.OpenInto(buffer, buffer.AsSpan(12, 333));
+        aead.Open(buffer, default, buffer.AsSpan(12, 333));
         Assert.That(buffer.AsSpan(12, 333).ToArray(), Is.EqualTo(plaintext));
     }
 
@@ -73,11 +102,11 @@ public class SealTests
         Assert.Multiple(() =>
         {
             Assert.That(() => aead.Open(new byte[27]), Throws.ArgumentException.With.Property("ParamName").EqualTo("sealedMessage"));
-            Assert.That(() => aead.OpenInto(new byte[27], buffer), Throws.ArgumentException.With.Property("ParamName").EqualTo("sealedMessage"));
-            Assert.That(() => aead.OpenInto(sealedMessage, new byte[0], "aad"u8.ToArray()), Throws.ArgumentException.With.Property("ParamName").EqualTo("destination"));
-            Assert.That(() => aead.SealInto("xy"u8, new byte[29]), Throws.ArgumentException.With.Property("ParamName").EqualTo("destination"));
-            Assert.That(() => aead.SealInto(buffer.AsSpan(0, 10), buffer), Throws.ArgumentException.With.Property("ParamName").EqualTo("destination"));
-            Assert.That(() => aead.OpenInto(buffer.AsSpan(0, 40), buffer.AsSpan(13)), Throws.ArgumentException.With.Property("ParamName").EqualTo("destination"));
+            Assert.That(() => aead.Open(new byte[27], default, buffer), Throws.ArgumentException.With.Property("ParamName").EqualTo("sealedMessage"));
+            Assert.That(() => aead.Open(sealedMessage, "aad"u8.ToArray(), new byte[0]), Throws.ArgumentException.With.Property("ParamName").EqualTo("destination"));
+            Assert.That(() => aead.Seal("xy"u8, default, new byte[29]), Throws.ArgumentException.With.Property("ParamName").EqualTo("destination"));
+            Assert.That(() => aead.Seal(buffer.AsSpan(0, 10), default, buffer), Throws.ArgumentException.With.Property("ParamName").EqualTo("destination"));
+            Assert.That(() => aead.Open(buffer.AsSpan(0, 40), default, buffer.AsSpan(13)), Throws.ArgumentException.With.Property("ParamName").EqualTo("destination"));
             Assert.That(() => aead.Open(sealedMessage), Throws.TypeOf<AuthenticationTagMismatchException>(), "associated data missing");
             Assert.That(() => AesGcmSiv.GetSealedLength(-1), Throws.TypeOf<ArgumentOutOfRangeException>());
             Assert.That(() => AesGcmSiv.GetSealedLength(int.MaxValue - 27), Throws.TypeOf<ArgumentOutOfRangeException>());
@@ -89,7 +118,7 @@ public class SealTests
             byte[] tampered = (byte[])sealedMessage.Clone();
             tampered[bit / 8] ^= (byte)(1 << (bit % 8));
             byte[] destination = Enumerable.Repeat((byte)0xEE, 1).ToArray();
-            Assert.Throws<AuthenticationTagMismatchException>(() => aead.OpenInto(tampered, destination, "aad"u8), $"bit {bit}");
+            Assert.Throws<AuthenticationTagMismatchException>(() => aead.Open(tampered, "aad"u8, destination), $"bit {bit}");
             Assert.That(destination, Is.All.Zero);
         }
     }
@@ -104,7 +133,7 @@ public class SealTests
             Span<byte> sealedMessage = stackalloc byte[28];
             for (int i = 0; i < 25_000; i++)
             {
-                aead.SealInto(default, sealedMessage);
+                aead.Seal(default, default, sealedMessage);
                 Assert.That(seen.TryAdd(Convert.ToHexString(sealedMessage[..12]), true), Is.True);
             }
         });
@@ -118,15 +147,15 @@ public class SealTests
         byte[] plaintext = new byte[64], destination = new byte[92];
         for (int i = 0; i < 200; i++)
         {
-            aead.SealInto(plaintext, destination);
+            aead.Seal(plaintext, default, destination);
         }
 
         long[] rounds = Allocations.PerRound(() =>
         {
             for (int i = 0; i < 1000; i++)
             {
-                aead.SealInto(plaintext, destination);
-                aead.OpenInto(destination, plaintext);
+                aead.Seal(plaintext, default, destination);
+                aead.Open(destination, default, plaintext);
             }
         });
         Assert.That(Allocations.Least(rounds), Is.Zero, Allocations.Describe(rounds, "1000 seals and opens"));

@@ -39,10 +39,10 @@ public class WebPushTests
         WebPushEncryption.DeriveInputKeyingMaterial(ecdh, subscription.Auth.Span, subscription.P256dh.Span, asPublic, ikm);
         if (last)
         {
-            return ContentEncryption.Encrypt(plaintext, ikm, ContentCoding.Aes128Gcm, recordSize, asPublic);
+            return ContentEncryption.Encrypt(plaintext, ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = recordSize, KeyId = asPublic });
         }
 
-        using var encryptor = new ContentEncryptor(ikm, ContentCoding.Aes128Gcm, recordSize, asPublic);
+        using var encryptor = new ContentEncryptor(ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = recordSize, KeyId = asPublic });
         byte[] body = new byte[encryptor.Header.Length + recordSize];
         int at = encryptor.Header.WriteTo(body);
         encryptor.EncryptRecord(plaintext, body.AsSpan(at), isLastRecord: false, recordSize - 17 - plaintext.Length);
@@ -151,7 +151,7 @@ public class WebPushTests
                 keyId[0] = 0x04;
             }
 
-            byte[] body = ContentEncryption.Encrypt("x"u8, new byte[32], ContentCoding.Aes128Gcm, 4096, keyId);
+            byte[] body = ContentEncryption.Encrypt("x"u8, new byte[32], new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = 4096, KeyId = keyId });
             byte[] destination = Enumerable.Repeat((byte)0xAA, 4096).ToArray();
             var exception = Assert.Throws<ContentEncodingHeaderException>(() => WebPushEncryption.Decrypt(body, destination, key, auth))!;
             Assert.That(exception.Message, Does.Contain($"{keyIdLength} bytes").And.Contain("65"));

@@ -30,8 +30,8 @@ public class CorruptionTests
 
     private static byte[] Body(ContentCoding coding)
     {
-        byte[] body = new byte[ContentEncryption.GetEncryptedLength(Content.Length, RecordSize)];
-        ContentEncryption.Encrypt(Content, body, Ikm, coding, RecordSize, default, Salt);
+        byte[] body = new byte[ContentEncryption.GetEncryptedLength(Content.Length, new ContentEncodingOptions { RecordSize = RecordSize })];
+        ContentEncryption.Encrypt(Content, Ikm, body, new ContentEncodingOptions { Coding = coding, RecordSize = RecordSize }, salt: Salt);
         return body;
     }
 
@@ -225,10 +225,10 @@ public class CorruptionTests
     [Test]
     public void ADecoderMayLowerTheRecordSizeLimit()
     {
-        byte[] body = ContentEncryption.Encrypt(new byte[100], Ikm, recordSize: 4096);
-        Assert.Throws<ContentEncodingHeaderException>(() => ContentEncryption.Decrypt(body, Ikm, maxRecordSize: 4095));
+        byte[] body = ContentEncryption.Encrypt(new byte[100], Ikm, new ContentEncodingOptions { RecordSize = 4096 });
+        Assert.Throws<ContentEncodingHeaderException>(() => ContentEncryption.Decrypt(body, Ikm, new ContentEncodingOptions { MaxRecordSize = 4095 }));
         Assert.Throws<ContentEncodingHeaderException>(() => Decoders.Decode(DecodePath.StreamLargeReads, body, Ikm, ContentCoding.Aes128Gcm, maxRecordSize: 1024));
-        Assert.That(ContentEncryption.Decrypt(body, Ikm, maxRecordSize: 4096), Has.Length.EqualTo(100));
+        Assert.That(ContentEncryption.Decrypt(body, Ikm, new ContentEncodingOptions { MaxRecordSize = 4096 }), Has.Length.EqualTo(100));
     }
 
     [Test]
@@ -236,7 +236,7 @@ public class CorruptionTests
     {
         byte[] body = Body(ContentCoding.Aes128Gcm);
         body[^1] ^= 1;
-        using var stream = new ContentDecryptingStream(new System.IO.MemoryStream(body), Ikm);
+        using var stream = new ContentDecryptingStream(new System.IO.MemoryStream(body), Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm });
         byte[] buffer = new byte[1000];
         // Each read returns exactly one record (that is the property under test, not an inexact read).
 #pragma warning disable CA2022
@@ -258,7 +258,7 @@ public class CorruptionTests
         byte[] body = Body(ContentCoding.Aes256GcmSiv);
         body[^1] ^= 1;
         byte[] destination = new byte[body.Length];
-        Assert.Throws<ContentEncodingCorruptedException>(() => ContentEncryption.Decrypt(body, destination, Ikm, ContentCoding.Aes256GcmSiv));
+        Assert.Throws<ContentEncodingCorruptedException>(() => ContentEncryption.Decrypt(body, Ikm, destination, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv }));
         Assert.That(destination, Is.All.Zero);
     }
 
@@ -267,7 +267,7 @@ public class CorruptionTests
     {
         byte[] body = Body(ContentCoding.Aes128Gcm);
         body[30] ^= 1;
-        var error = Assert.Throws<ContentEncodingCorruptedException>(() => ContentEncryption.Decrypt(body, Ikm))!;
+        var error = Assert.Throws<ContentEncodingCorruptedException>(() => ContentEncryption.Decrypt(body, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm }))!;
         string hexKey = Convert.ToHexString(Ikm);
         Assert.That(error.ToString(), Does.Not.Contain(hexKey).And.Not.Contain(Convert.ToBase64String(Ikm)));
         Assert.That(error.Message, Does.Not.Contain(Convert.ToHexString(body.AsSpan(21, 16))));

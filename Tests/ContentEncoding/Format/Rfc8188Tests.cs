@@ -16,6 +16,9 @@ namespace Tests.ContentEncodingTests;
 [TestFixture]
 public class Rfc8188Tests
 {
+    // The RFC\'s examples are aes128gcm; the library\'s default coding is aes256gcmsiv.
+    private static readonly ContentEncodingOptions Gcm = new() { Coding = ContentCoding.Aes128Gcm };
+
     private static readonly byte[] Walrus = Encoding.ASCII.GetBytes("I am the walrus");
 
     // Section 3.1
@@ -60,8 +63,8 @@ public class Rfc8188Tests
     [Test]
     public void Section31EncryptsByteForByte()
     {
-        byte[] body = new byte[ContentEncryption.GetEncryptedLength(Walrus.Length, 4096)];
-        int written = ContentEncryption.Encrypt(Walrus, body, Ikm31, ContentCoding.Aes128Gcm, 4096, default, Salt31);
+        byte[] body = new byte[ContentEncryption.GetEncryptedLength(Walrus.Length, new ContentEncodingOptions { RecordSize = 4096 })];
+        int written = ContentEncryption.Encrypt(Walrus, Ikm31, body, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = 4096 }, salt: Salt31);
         Assert.That(written, Is.EqualTo(Body31.Length));
         Assert.That(Base64Url.Encode(body), Is.EqualTo(Base64Url.Encode(Body31)));
     }
@@ -70,7 +73,7 @@ public class Rfc8188Tests
     public void Section31EncryptingStreamWritesTheRfcBytes()
     {
         var output = new MemoryStream();
-        using (var stream = new ContentEncryptingStream(output, Ikm31, ContentCoding.Aes128Gcm, 4096, default, Salt31, leaveOpen: true))
+        using (var stream = new ContentEncryptingStream(output, Ikm31, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = 4096 }, salt: Salt31, leaveOpen: true))
         {
             stream.Write(Walrus);
         }
@@ -84,7 +87,7 @@ public class Rfc8188Tests
         // The example's first record carries 7 bytes of data, the delimiter and one byte of padding
         // (7 + 1 + 1 + 16 = rs 25); the second carries the remaining 8 bytes and the last delimiter.
         ContentEncodingHeader expected = ContentEncodingHeader.Parse(Body32);
-        using var encryptor = new ContentEncryptor(Ikm32, ContentCoding.Aes128Gcm, 25, "a1"u8, expected.Salt.Span);
+        using var encryptor = new ContentEncryptor(Ikm32, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = 25, KeyId = ("a1"u8).ToArray() }, salt: expected.Salt.Span);
         byte[] body = new byte[Body32.Length];
         int written = encryptor.Header.WriteTo(body);
         written += encryptor.EncryptRecord(Walrus.AsSpan(0, 7), body.AsSpan(written), isLastRecord: false, paddingLength: 1);
@@ -105,7 +108,7 @@ public class Rfc8188Tests
     public void Section32RecordsOpenOneByOne()
     {
         ContentEncodingHeader header = ContentEncodingHeader.Parse(Body32);
-        using var decryptor = new ContentDecryptor(header, Ikm32);
+        using var decryptor = new ContentDecryptor(header, Ikm32, Gcm);
         byte[] plaintext = new byte[9];
         int first = decryptor.DecryptRecord(Body32.AsSpan(23, 25), plaintext, out bool firstIsLast);
         Assert.That((Encoding.ASCII.GetString(plaintext, 0, first), firstIsLast), Is.EqualTo(("I am th", false)));
@@ -119,15 +122,15 @@ public class Rfc8188Tests
     {
         foreach ((byte[] body, byte[] ikm) in new[] { (Body31, Ikm31), (Body32, Ikm32) })
         {
-            Assert.That(ContentEncryption.Decrypt(body, ikm), Is.EqualTo(Walrus));
+            Assert.That(ContentEncryption.Decrypt(body, ikm, Gcm), Is.EqualTo(Walrus));
             byte[] destination = new byte[ContentEncryption.GetMaxDecryptedLength(body, body.Length)];
-            int length = ContentEncryption.Decrypt(body, destination, ikm);
+            int length = ContentEncryption.Decrypt(body, ikm, destination, Gcm);
             Assert.That(destination.AsSpan(0, length).ToArray(), Is.EqualTo(Walrus));
             Assert.That(destination.AsSpan(length).IndexOfAnyExcept((byte)0), Is.EqualTo(-1), "padding left in the destination");
 
-            Assert.That(Decoders.ReadAll(new ContentDecryptingStream(new MemoryStream(body), ikm), 1), Is.EqualTo(Walrus));
-            Assert.That(Decoders.ReadAll(new ContentDecryptingStream(new MemoryStream(body), ikm), 4096), Is.EqualTo(Walrus));
-            Assert.That(await Decoders.ReadAllAsync(new ContentDecryptingStream(new MemoryStream(body), ikm), 3), Is.EqualTo(Walrus));
+            Assert.That(Decoders.ReadAll(new ContentDecryptingStream(new MemoryStream(body), ikm, Gcm), 1), Is.EqualTo(Walrus));
+            Assert.That(Decoders.ReadAll(new ContentDecryptingStream(new MemoryStream(body), ikm, Gcm), 4096), Is.EqualTo(Walrus));
+            Assert.That(await Decoders.ReadAllAsync(new ContentDecryptingStream(new MemoryStream(body), ikm, Gcm), 3), Is.EqualTo(Walrus));
         }
     }
 
@@ -137,10 +140,10 @@ public class Rfc8188Tests
         bool Provider(ReadOnlySpan<byte> keyId, ContentCoding coding, Span<byte> destination, out int bytesWritten) =>
             KeyProviders.Write(keyId.SequenceEqual("a1"u8) && coding == ContentCoding.Aes128Gcm ? Ikm32 : null, destination, out bytesWritten);
 
-        Assert.That(ContentEncryption.Decrypt(Body32, Provider), Is.EqualTo(Walrus));
-        Assert.That(Decoders.ReadAll(new ContentDecryptingStream(new MemoryStream(Body32), Provider), 100), Is.EqualTo(Walrus));
+        Assert.That(ContentEncryption.Decrypt(Body32, Provider, Gcm), Is.EqualTo(Walrus));
+        Assert.That(Decoders.ReadAll(new ContentDecryptingStream(new MemoryStream(Body32), Provider, Gcm), 100), Is.EqualTo(Walrus));
 
-        var unknown = Assert.Throws<ContentEncodingHeaderException>(() => ContentEncryption.Decrypt(Body31, Provider));
+        var unknown = Assert.Throws<ContentEncodingHeaderException>(() => ContentEncryption.Decrypt(Body31, Provider, Gcm));
         Assert.That(unknown!.Message, Does.Contain("key id"));
     }
 }

@@ -34,7 +34,7 @@ public class HandlerPolicyTests
 
     private static HttpResponseMessage Encrypted()
     {
-        var content = new ByteArrayContent(ContentEncryption.Encrypt(Content, Ikm));
+        var content = new ByteArrayContent(ContentEncryption.Encrypt(Content, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm }));
         content.Headers.ContentEncoding.Add("aes128gcm");
         return new HttpResponseMessage(HttpStatusCode.OK) { Content = content };
     }

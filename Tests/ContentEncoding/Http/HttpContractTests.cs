@@ -33,7 +33,7 @@ public class HttpContractTests
 
     private static TrackingContent EncryptedBody(int recordSize = 4096, params string[] encodings)
     {
-        var content = new TrackingContent(ContentEncryption.Encrypt(Content, Ikm, recordSize: recordSize));
+        var content = new TrackingContent(ContentEncryption.Encrypt(Content, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = recordSize }));
         foreach (string encoding in encodings)
         {
             content.Headers.ContentEncoding.Add(encoding);
@@ -125,7 +125,7 @@ public class HttpContractTests
     [TestCase(true)]
     public async Task DisposingTheDecodedStreamClosesTheEncryptedOne(bool async)
     {
-        var source = new TrackingStream(ContentEncryption.Encrypt(Content, Ikm));
+        var source = new TrackingStream(ContentEncryption.Encrypt(Content, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm }));
         var inner = new StreamContent(source);
         inner.Headers.ContentEncoding.Add("aes128gcm");
         using HttpClient client = Client(() => Encrypted(inner));
@@ -169,7 +169,7 @@ public class HttpContractTests
     {
         Assert.That(Assert.Throws<ArgumentNullException>(() => new EncryptedHttpContent(null!, Ikm))!.ParamName, Is.EqualTo("content"));
         Assert.Throws<ArgumentException>(() => new EncryptedHttpContent(new ByteArrayContent(Content), ReadOnlySpan<byte>.Empty));
-        Assert.Throws<ArgumentOutOfRangeException>(() => new EncryptedHttpContent(new ByteArrayContent(Content), Ikm, recordSize: 17));
+        Assert.Throws<ArgumentOutOfRangeException>(() => new EncryptedHttpContent(new ByteArrayContent(Content), Ikm, new ContentEncodingOptions { RecordSize = 17 }));
     }
 
     // The inner content's headers go along, but its length, which the encrypted body's replaces; the
@@ -182,15 +182,15 @@ public class HttpContractTests
         inner.Headers.ContentEncoding.Add("gzip");
         Assert.That(inner.Headers.ContentLength, Is.EqualTo(Content.Length));
 
-        using var content = new EncryptedHttpContent(inner, Ikm, ContentCoding.Aes256GcmSiv, 1000);
+        using var content = new EncryptedHttpContent(inner, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, RecordSize = 1000 });
         Assert.That(content.Headers.ContentType!.MediaType, Is.EqualTo("text/plain"));
         Assert.That(content.Headers.ContentEncoding, Is.EqualTo(new[] { "gzip", "aes256gcmsiv" }));
-        long expected = ContentEncryption.GetEncryptedLength(Content.Length, 1000);
+        long expected = ContentEncryption.GetEncryptedLength(Content.Length, new ContentEncodingOptions { RecordSize = 1000 });
         Assert.That(content.Headers.ContentLength, Is.EqualTo(expected));
 
         byte[] body = await content.ReadAsByteArrayAsync();
         Assert.That(body, Has.Length.EqualTo(expected));
-        Assert.That(ContentEncryption.Decrypt(body, Ikm, ContentCoding.Aes256GcmSiv), Is.EqualTo(Content));
+        Assert.That(ContentEncryption.Decrypt(body, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv }), Is.EqualTo(Content));
     }
 
     [Test]
@@ -211,7 +211,7 @@ public class HttpContractTests
     [Test]
     public void AFailingInnerContentLeavesATruncatedBody()
     {
-        using var content = new EncryptedHttpContent(new FailingContent(Content, 5000), Ikm, recordSize: 1000);
+        using var content = new EncryptedHttpContent(new FailingContent(Content, 5000), Ikm, new ContentEncodingOptions { RecordSize = 1000 });
         var asyncOutput = new MemoryStream();
         Assert.That(() => content.CopyToAsync(asyncOutput), Throws.TypeOf<InvalidDataException>());
         Assert.That(asyncOutput.Length, Is.GreaterThan(21));

@@ -63,15 +63,15 @@ public class HttpTests
             int recordSize = int.Parse(context.Request.Query["rs"]!, System.Globalization.CultureInfo.InvariantCulture);
             context.Response.Headers.ContentEncoding = ContentEncryption.GetName(coding);
             context.Response.ContentType = "application/octet-stream";
-            context.Response.ContentLength = ContentEncryption.GetEncryptedLength(size, recordSize, keyId.Length);
-            await using var encrypting = new ContentEncryptingStream(context.Response.Body, KeyFor(System.Text.Encoding.ASCII.GetBytes(keyId)), coding, recordSize, System.Text.Encoding.ASCII.GetBytes(keyId), leaveOpen: true);
+            context.Response.ContentLength = ContentEncryption.GetEncryptedLength(size, new ContentEncodingOptions { RecordSize = recordSize, KeyId = new byte[keyId.Length] });
+            await using var encrypting = new ContentEncryptingStream(context.Response.Body, KeyFor(System.Text.Encoding.ASCII.GetBytes(keyId)), new ContentEncodingOptions { Coding = coding, RecordSize = recordSize, KeyId = System.Text.Encoding.ASCII.GetBytes(keyId) }, leaveOpen: true);
             await Generator.WriteAsync(encrypting, size, seed: 42);
         });
 
         // GET /damaged?what=flip|truncate: a small body, damaged.
         _server.MapGet("/damaged", async context =>
         {
-            byte[] body = ContentEncryption.Encrypt(new byte[10_000], KeyA, ContentCoding.Aes128Gcm, 4096, "a"u8);
+            byte[] body = ContentEncryption.Encrypt(new byte[10_000], KeyA, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = 4096, KeyId = ("a"u8).ToArray() });
             body = context.Request.Query["what"] == "flip" ? Flip(body, body.Length / 2) : body[..(body.Length - 100)];
             context.Response.Headers.ContentEncoding = ContentEncryption.Aes128GcmName;
             await context.Response.Body.WriteAsync(body);
@@ -88,7 +88,7 @@ public class HttpTests
 
             try
             {
-                await using var decrypting = new ContentDecryptingStream(context.Request.Body, Keys, coding, leaveOpen: true);
+                await using var decrypting = new ContentDecryptingStream(context.Request.Body, Keys, new ContentEncodingOptions { Coding = coding }, leaveOpen: true);
                 (long count, string hash) = await Hash(decrypting);
                 await context.Response.WriteAsync($"{count} {hash}");
             }
@@ -146,7 +146,7 @@ public class HttpTests
         var stopwatch = Stopwatch.StartNew();
 
         // Upload: generated on the fly, encrypted as it is sent, decoded and hashed by the server.
-        using var upload = new EncryptedHttpContent(new GeneratorContent(HundredMiB, seed: 42), KeyA, ContentCoding.Aes128Gcm, 65536, "a"u8);
+        using var upload = new EncryptedHttpContent(new GeneratorContent(HundredMiB, seed: 42), KeyA, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = 65536, KeyId = ("a"u8).ToArray() });
         using HttpResponseMessage uploaded = await client.PostAsync("/upload", upload);
         string uploadAnswer = await uploaded.Content.ReadAsStringAsync();
         Assert.That(uploaded.StatusCode, Is.EqualTo(HttpStatusCode.OK), uploadAnswer);
@@ -173,9 +173,9 @@ public class HttpTests
         string expected = (await Hash(new GeneratorStream(size, seed: 42))).Hash;
         using HttpClient client = Client();
 
-        using var upload = new EncryptedHttpContent(new GeneratorContent(size, seed: 42), KeyB, ContentCoding.Aes256GcmSiv, recordSize, "b"u8);
+        using var upload = new EncryptedHttpContent(new GeneratorContent(size, seed: 42), KeyB, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, RecordSize = recordSize, KeyId = ("b"u8).ToArray() });
         Assert.That(upload.Headers.ContentEncoding, Is.EqualTo(new[] { "aes256gcmsiv" }));
-        Assert.That(upload.Headers.ContentLength, Is.EqualTo(ContentEncryption.GetEncryptedLength(size, recordSize, 1)));
+        Assert.That(upload.Headers.ContentLength, Is.EqualTo(ContentEncryption.GetEncryptedLength(size, new ContentEncodingOptions { RecordSize = recordSize, KeyId = new byte[1] })));
         using HttpResponseMessage uploaded = await client.PostAsync("/upload", upload);
         Assert.That(await uploaded.Content.ReadAsStringAsync(), Is.EqualTo($"{size} {expected}"));
 
@@ -189,7 +189,7 @@ public class HttpTests
     {
         using HttpClient client = Client();
         var inner = new StreamContent(new GeneratorStream(1_000_000, seed: 42));
-        using var upload = new EncryptedHttpContent(inner, KeyA, keyId: "a"u8);
+        using var upload = new EncryptedHttpContent(inner, KeyA, new ContentEncodingOptions { KeyId = ("a"u8).ToArray() });
         Assert.That(upload.Headers.ContentLength, Is.Null);
         using HttpResponseMessage uploaded = await client.PostAsync("/upload", upload);
         Assert.That(await uploaded.Content.ReadAsStringAsync(), Does.StartWith("1000000 "));
@@ -199,7 +199,7 @@ public class HttpTests
     public async Task TheServerRejectsATruncatedUpload()
     {
         using HttpClient client = Client();
-        byte[] body = ContentEncryption.Encrypt(new byte[10_000], KeyA, recordSize: 4096, keyId: "a"u8);
+        byte[] body = ContentEncryption.Encrypt(new byte[10_000], KeyA, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = 4096, KeyId = ("a"u8).ToArray() });
         var content = new ByteArrayContent(body[..(21 + 1 + 4096)]);
         content.Headers.ContentEncoding.Add("aes128gcm");
         using HttpResponseMessage response = await client.PostAsync("/upload", content);

@@ -36,8 +36,8 @@ public class BatchTests
     [TestCaseSource(nameof(Cases))]
     public void EncryptRecordsGivesTheBytesOfOneRecordAtATime(ContentCoding coding, int recordSize, int threads)
     {
-        using var single = new ContentEncryptor(Ikm, coding, recordSize, salt: Salt);
-        using var batch = new ContentEncryptor(Ikm, coding, recordSize, salt: Salt);
+        using var single = new ContentEncryptor(Ikm, new ContentEncodingOptions { Coding = coding, RecordSize = recordSize }, salt: Salt);
+        using var batch = new ContentEncryptor(Ikm, new ContentEncodingOptions { Coding = coding, RecordSize = recordSize }, salt: Salt);
         int maxData = single.MaxRecordDataLength;
         byte[] data = RandomNumberGenerator.GetBytes(maxData * 7);
 
@@ -64,7 +64,7 @@ public class BatchTests
     {
         // Padded records, so that data lengths differ, then a short last record.
         (byte[] body, ContentEncodingHeader header, List<byte[]> contents) = Body(coding, recordSize, records: 9, lastIsFull: false);
-        using var decryptor = new ContentDecryptor(header, Ikm, coding);
+        using var decryptor = new ContentDecryptor(header, Ikm, new ContentEncodingOptions { Coding = coding });
         int stride = recordSize - 16;
         byte[] plaintexts = new byte[8 * stride];
         int[] lengths = new int[8];
@@ -92,7 +92,7 @@ public class BatchTests
     {
         (byte[] body, ContentEncodingHeader header, List<byte[]> contents) = Body(coding, recordSize, records: 4, lastIsFull: true);
         ReadOnlyMemory<byte> records = body.AsMemory(header.Length);
-        using var decryptor = new ContentDecryptor(header, Ikm, coding);
+        using var decryptor = new ContentDecryptor(header, Ikm, new ContentEncodingOptions { Coding = coding });
         byte[] plaintexts = new byte[4 * (recordSize - 16)];
         int[] lengths = new int[4];
         Assert.That(decryptor.DecryptRecords(records, plaintexts, lengths, threads), Is.EqualTo(4));
@@ -110,7 +110,7 @@ public class BatchTests
         // Records 0-3 end with a full-size last record; record 3 repeated after it can only be "after the last".
         (byte[] body, ContentEncodingHeader header, List<byte[]> contents) = Body(coding, recordSize, records: 4, lastIsFull: true);
         byte[] records = [.. body.AsSpan(header.Length), .. body.AsSpan(header.Length + (3 * recordSize), recordSize)];
-        using var decryptor = new ContentDecryptor(header, Ikm, coding);
+        using var decryptor = new ContentDecryptor(header, Ikm, new ContentEncodingOptions { Coding = coding });
         int stride = recordSize - 16;
         byte[] plaintexts = new byte[5 * stride];
         int[] lengths = new int[5];
@@ -140,7 +140,7 @@ public class BatchTests
                 body[header.Length + ((bad + 2) * recordSize)] ^= 1; // a later failure must not win
             }
 
-            using var decryptor = new ContentDecryptor(header, Ikm, coding);
+            using var decryptor = new ContentDecryptor(header, Ikm, new ContentEncodingOptions { Coding = coding });
             byte[] plaintexts = new byte[8 * stride];
             plaintexts.AsSpan().Fill(0x55);
             int[] lengths = new int[8];
@@ -161,7 +161,7 @@ public class BatchTests
     [Test]
     public void BadArgumentsAreRefusedByName()
     {
-        using var encryptor = new ContentEncryptor(Ikm, ContentCoding.Aes256GcmSiv, 100, salt: Salt);
+        using var encryptor = new ContentEncryptor(Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, RecordSize = 100 }, salt: Salt);
         byte[] data = new byte[83 * 2];
         byte[] output = new byte[200];
         Assert.That(Assert.Throws<ArgumentException>(() => encryptor.EncryptRecords(data.AsMemory(1), output))!.ParamName, Is.EqualTo("data"));
@@ -172,7 +172,7 @@ public class BatchTests
         Assert.That(encryptor.RecordCount, Is.Zero, "refused calls take no sequence numbers");
 
         var header = new ContentEncodingHeader(Salt, 100, []);
-        using var decryptor = new ContentDecryptor(header, Ikm, ContentCoding.Aes256GcmSiv);
+        using var decryptor = new ContentDecryptor(header, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv });
         byte[] records = new byte[200];
         byte[] plaintexts = new byte[168];
         int[] lengths = new int[2];
@@ -193,7 +193,7 @@ public class BatchTests
     // before the last; the last is full size (and padded) or short.
     private static (byte[] Body, ContentEncodingHeader Header, List<byte[]> Contents) Body(ContentCoding coding, int recordSize, int records, bool lastIsFull)
     {
-        using var encryptor = new ContentEncryptor(Ikm, coding, recordSize, salt: Salt);
+        using var encryptor = new ContentEncryptor(Ikm, new ContentEncodingOptions { Coding = coding, RecordSize = recordSize }, salt: Salt);
         var contents = new List<byte[]>();
         byte[] body = new byte[encryptor.Header.Length + (records * recordSize)];
         int offset = encryptor.Header.WriteTo(body);

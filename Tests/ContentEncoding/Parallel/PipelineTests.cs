@@ -34,7 +34,7 @@ public class PipelineTests
     private static byte[] Seal(byte[] content, ContentCoding coding, int recordSize, int threads, bool isAsync, int writeSize)
     {
         var output = new MemoryStream();
-        using (var encrypting = new ContentEncryptingStream(output, Ikm, coding, recordSize, leaveOpen: true) { MaxDegreeOfParallelism = threads })
+        using (var encrypting = new ContentEncryptingStream(output, Ikm, new ContentEncodingOptions { Coding = coding, RecordSize = recordSize, MaxDegreeOfParallelism = threads }, leaveOpen: true))
         {
             for (int offset = 0; offset < content.Length; offset += writeSize)
             {
@@ -71,7 +71,7 @@ public class PipelineTests
     // Reads everything, keeping what arrived before an exception; returns the exception, if any.
     private static Exception? Open(Stream source, ContentCoding coding, int threads, bool isAsync, int readSize, List<byte> received)
     {
-        using var decrypting = new ContentDecryptingStream(source, Ikm, coding) { MaxDegreeOfParallelism = threads };
+        using var decrypting = new ContentDecryptingStream(source, Ikm, new ContentEncodingOptions { Coding = coding, MaxDegreeOfParallelism = threads });
         byte[] buffer = new byte[readSize];
         try
         {
@@ -124,15 +124,15 @@ public class PipelineTests
     {
         byte[] content = Content(length, length);
         byte[] body = Seal(content, coding, recordSize, threads, isAsync, writeSize: 100_000);
-        Assert.That(body, Has.Length.EqualTo(ContentEncryption.GetEncryptedLength(length, recordSize)));
-        AssertBytes(ContentEncryption.Decrypt(body, Ikm, coding), content, "the one-shot decoder reads the stream's body");
+        Assert.That(body, Has.Length.EqualTo(ContentEncryption.GetEncryptedLength(length, new ContentEncodingOptions { RecordSize = recordSize })));
+        AssertBytes(ContentEncryption.Decrypt(body, Ikm, new ContentEncodingOptions { Coding = coding }), content, "the one-shot decoder reads the stream's body");
 
         var received = new List<byte>();
         Assert.That(Open(new MemoryStream(body), coding, threads, isAsync, readSize: 77_777, received), Is.Null);
         AssertBytes(CollectionsMarshal.AsSpan(received), content, "read");
 
         var copied = new MemoryStream();
-        using (var decrypting = new ContentDecryptingStream(new MemoryStream(body), Ikm, coding) { MaxDegreeOfParallelism = 2 })
+        using (var decrypting = new ContentDecryptingStream(new MemoryStream(body), Ikm, new ContentEncodingOptions { Coding = coding, MaxDegreeOfParallelism = 2 }))
         {
             decrypting.CopyTo(copied);
         }
@@ -148,7 +148,7 @@ public class PipelineTests
         const int RecordSize = 65536;
         const int Data = RecordSize - 17;
         byte[] content = Content(48 * Data, bad);
-        byte[] body = ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, RecordSize);
+        byte[] body = ContentEncryption.Encrypt(content, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, RecordSize = RecordSize });
         int header = ContentEncodingHeader.FixedLength;
         body[header + (bad * RecordSize) + 100] ^= 1;
 
@@ -167,7 +167,7 @@ public class PipelineTests
         const int RecordSize = 65536;
         const int Data = RecordSize - 17;
         byte[] content = Content(records * Data, records);
-        byte[] body = [.. ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes128Gcm, RecordSize), 0x2a];
+        byte[] body = [.. ContentEncryption.Encrypt(content, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = RecordSize }), 0x2a];
 
         var received = new List<byte>();
         Exception? failure = Open(new MemoryStream(body), ContentCoding.Aes128Gcm, 2, isAsync, 1 << 20, received);
@@ -183,7 +183,7 @@ public class PipelineTests
         const int RecordSize = 65536;
         const int Data = RecordSize - 17;
         byte[] content = Content(30 * Data, kept);
-        byte[] body = ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, RecordSize);
+        byte[] body = ContentEncryption.Encrypt(content, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, RecordSize = RecordSize });
         body = body[..(ContentEncodingHeader.FixedLength + (kept * RecordSize))];
 
         var received = new List<byte>();
@@ -198,9 +198,9 @@ public class PipelineTests
     {
         const int RecordSize = 4096;
         byte[] content = Content(3 << 20, failAt);
-        byte[] body = ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes128Gcm, RecordSize);
+        byte[] body = ContentEncryption.Encrypt(content, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = RecordSize });
         var source = new FlakySource(body, chunk: 100_000, failAt);
-        using var decrypting = new ContentDecryptingStream(source, Ikm, ContentCoding.Aes128Gcm) { MaxDegreeOfParallelism = 2 };
+        using var decrypting = new ContentDecryptingStream(source, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, MaxDegreeOfParallelism = 2 });
         var received = new List<byte>();
         int faults = ReadRetrying(decrypting, isAsync, received);
         Assert.That(faults, Is.EqualTo(failAt < source.Reads ? 1 : 0));
@@ -216,9 +216,9 @@ public class PipelineTests
         const int RecordSize = 65536;
         const int Data = RecordSize - 17;
         byte[] content = Content(records * Data, records);
-        byte[] body = ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes128Gcm, RecordSize);
+        byte[] body = ContentEncryption.Encrypt(content, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = RecordSize });
         var source = new FlakySource(body, chunk: 1 << 20, failAt: -1, failOnceAtEnd: true);
-        using var decrypting = new ContentDecryptingStream(source, Ikm, ContentCoding.Aes128Gcm) { MaxDegreeOfParallelism = 2 };
+        using var decrypting = new ContentDecryptingStream(source, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, MaxDegreeOfParallelism = 2 });
         var received = new List<byte>();
         int faults = ReadRetrying(decrypting, isAsync, received);
         Assert.That(faults, Is.EqualTo(1));
@@ -258,9 +258,9 @@ public class PipelineTests
     [Test]
     public void ADestinationFaultSurfaces([Values(false, true)] bool isAsync, [Values(false, true)] bool inTheLastWrite)
     {
-        long length = ContentEncryption.GetEncryptedLength(256L << 16, 4096);
+        long length = ContentEncryption.GetEncryptedLength(256L << 16, new ContentEncodingOptions { RecordSize = 4096 });
         var destination = new FailingDestination(failAfter: inTheLastWrite ? length - 1 : 2 << 20);
-        var encrypting = new ContentEncryptingStream(destination, Ikm, ContentCoding.Aes256GcmSiv, 4096) { MaxDegreeOfParallelism = 2 };
+        var encrypting = new ContentEncryptingStream(destination, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, RecordSize = 4096, MaxDegreeOfParallelism = 2 });
         byte[] chunk = Content(1 << 16, 1);
         Assert.That(() =>
         {
@@ -294,11 +294,11 @@ public class PipelineTests
     public void AbortLeavesATruncatedBody()
     {
         var output = new MemoryStream();
-        var encrypting = new ContentEncryptingStream(output, Ikm, ContentCoding.Aes128Gcm, 4096, leaveOpen: true) { MaxDegreeOfParallelism = 2 };
+        var encrypting = new ContentEncryptingStream(output, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = 4096, MaxDegreeOfParallelism = 2 }, leaveOpen: true);
         byte[] content = Content(3 << 20, 2);
         encrypting.Write(content);
         encrypting.Abort();
-        Assert.That(() => ContentEncryption.Decrypt(output.ToArray(), Ikm, ContentCoding.Aes128Gcm), Throws.InstanceOf<ContentEncodingTruncatedException>());
+        Assert.That(() => ContentEncryption.Decrypt(output.ToArray(), Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm }), Throws.InstanceOf<ContentEncodingTruncatedException>());
     }
 
     /// <summary>Cancelled reads in the pipelined part lose nothing.</summary>
@@ -306,8 +306,8 @@ public class PipelineTests
     public async Task ACancelledReadLosesNothing()
     {
         byte[] content = Content(3 << 20, 3);
-        byte[] body = ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes128Gcm, 4096);
-        using var decrypting = new ContentDecryptingStream(new MemoryStream(body), Ikm, ContentCoding.Aes128Gcm) { MaxDegreeOfParallelism = 2 };
+        byte[] body = ContentEncryption.Encrypt(content, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = 4096 });
+        using var decrypting = new ContentDecryptingStream(new MemoryStream(body), Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, MaxDegreeOfParallelism = 2 });
         var received = new List<byte>();
         byte[] buffer = new byte[100_000];
         using var cancelled = new CancellationTokenSource();
@@ -351,7 +351,7 @@ public class PipelineTests
                 Seal(content, ContentCoding.Aes256GcmSiv, RecordSize, threads: 2, isAsync, writeSize: 100_000);
                 break;
             case "copied":
-                using (var encrypting = new ContentEncryptingStream(new MemoryStream(), Ikm, ContentCoding.Aes256GcmSiv, RecordSize) { MaxDegreeOfParallelism = 2 })
+                using (var encrypting = new ContentEncryptingStream(new MemoryStream(), Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, RecordSize = RecordSize, MaxDegreeOfParallelism = 2 }))
                 {
                     long copied = isAsync ? encrypting.CopyFromAsync(new MemoryStream(content)).AsTask().GetAwaiter().GetResult() : encrypting.CopyFrom(new MemoryStream(content));
                     Assert.That(copied, Is.EqualTo(length));
@@ -360,7 +360,7 @@ public class PipelineTests
                 break;
             case "opened":
             case "corrupted":
-                byte[] body = ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, RecordSize);
+                byte[] body = ContentEncryption.Encrypt(content, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, RecordSize = RecordSize });
                 if (ending == "corrupted")
                 {
                     body[^(RecordSize * 3)] ^= 1;   // a record well inside the pipelined part
@@ -370,7 +370,7 @@ public class PipelineTests
                 Assert.That(error, ending == "corrupted" ? Is.InstanceOf<ContentEncodingCorruptedException>() : Is.Null);
                 break;
             default:
-                using (var encrypting = new ContentEncryptingStream(new MemoryStream(), Ikm, ContentCoding.Aes256GcmSiv, RecordSize) { MaxDegreeOfParallelism = 2 })
+                using (var encrypting = new ContentEncryptingStream(new MemoryStream(), Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, RecordSize = RecordSize, MaxDegreeOfParallelism = 2 }))
                 {
                     encrypting.Write(content);
                     encrypting.Write(content.AsSpan(0, 1000));   // part of a batch held by the caller

@@ -22,7 +22,7 @@ public class DecoderContractTests
     // Two full records (the second one the last) and the header they go with.
     private static (byte[] First, byte[] Last, ContentEncodingHeader Header) TwoRecords(ContentCoding coding)
     {
-        using var encryptor = new ContentEncryptor(Ikm, coding, RecordSize, salt: Salt);
+        using var encryptor = new ContentEncryptor(Ikm, new ContentEncodingOptions { Coding = coding, RecordSize = RecordSize }, salt: Salt);
         byte[] first = new byte[RecordSize], last = new byte[RecordSize];
         encryptor.EncryptRecord(new byte[encryptor.MaxRecordDataLength], first, isLastRecord: false);
         encryptor.EncryptRecord(new byte[encryptor.MaxRecordDataLength], last, isLastRecord: true);
@@ -34,7 +34,7 @@ public class DecoderContractTests
     {
         Assert.That(Assert.Throws<ArgumentNullException>(() => new ContentDecryptor(null!, Ikm))!.ParamName, Is.EqualTo("header"));
         var header = new ContentEncodingHeader(Salt, RecordSize, []);
-        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => new ContentDecryptor(header, Ikm, (ContentCoding)2))!.ParamName, Is.EqualTo("coding"));
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => new ContentDecryptor(header, Ikm, new ContentEncodingOptions { Coding = (ContentCoding)2 }))!.ParamName, Is.EqualTo("value"));
     }
 
     [TestCase(ContentCoding.Aes128Gcm)]
@@ -42,7 +42,7 @@ public class DecoderContractTests
     public void DecryptRecordRefusesBadBuffersByNameAndTakesNoRecordNumber(ContentCoding coding)
     {
         (byte[] first, _, ContentEncodingHeader header) = TwoRecords(coding);
-        using var decryptor = new ContentDecryptor(header, Ikm, coding);
+        using var decryptor = new ContentDecryptor(header, Ikm, new ContentEncodingOptions { Coding = coding });
         Assert.That(Assert.Throws<ArgumentException>(() => decryptor.DecryptRecord(new byte[RecordSize + 1], new byte[RecordSize + 1], out _))!.ParamName, Is.EqualTo("record"));
         Assert.That(Assert.Throws<ArgumentException>(() => decryptor.DecryptRecord(first, new byte[RecordSize - 17], out _))!.ParamName, Is.EqualTo("destination"));
 
@@ -65,7 +65,7 @@ public class DecoderContractTests
         byte[] plaintext = new byte[RecordSize];
         int[] lengths = new int[2];
 
-        using (var decryptor = new ContentDecryptor(header, Ikm, coding))
+        using (var decryptor = new ContentDecryptor(header, Ikm, new ContentEncodingOptions { Coding = coding }))
         {
             decryptor.DecryptRecord(first, plaintext, out _);
             var truncated = Assert.Throws<ContentEncodingTruncatedException>(decryptor.Complete)!;
@@ -73,7 +73,7 @@ public class DecoderContractTests
             Assert.That(truncated.Message, Does.Contain("after record 0,"));
         }
 
-        using (var decryptor = new ContentDecryptor(header, Ikm, coding))
+        using (var decryptor = new ContentDecryptor(header, Ikm, new ContentEncodingOptions { Coding = coding }))
         {
             Assert.That(decryptor.DecryptRecords(first.Concat(last).ToArray(), new byte[2 * (RecordSize - 16)], lengths), Is.EqualTo(2));
             Assert.That(decryptor.IsComplete, Is.True);
@@ -96,7 +96,7 @@ public class DecoderContractTests
     public void DisposeReleasesTheKeysAndLaterCallsNameTheDecryptor(ContentCoding coding)
     {
         (byte[] first, _, ContentEncodingHeader header) = TwoRecords(coding);
-        var decryptor = new ContentDecryptor(header, Ikm, coding);
+        var decryptor = new ContentDecryptor(header, Ikm, new ContentEncodingOptions { Coding = coding });
         var cipher = Internals.Cipher(decryptor);
         byte[] nonceBase = Internals.NonceBase(decryptor);
         Assert.That(nonceBase.Any(b => b != 0), Is.True);

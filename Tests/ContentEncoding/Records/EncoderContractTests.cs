@@ -23,11 +23,17 @@ public class EncoderContractTests
     [Test]
     public void GetEncryptedLengthChecksEachArgument()
     {
-        Assert.That(ContentEncryption.GetEncryptedLength(0, RecordSize, 255), Is.EqualTo(21 + 255 + 17));
-        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncryption.GetEncryptedLength(-1, RecordSize))!.ParamName, Is.EqualTo("plaintextLength"));
-        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncryption.GetEncryptedLength(0, RecordSize, -1))!.ParamName, Is.EqualTo("keyIdLength"));
-        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncryption.GetEncryptedLength(0, RecordSize, 256))!.ParamName, Is.EqualTo("keyIdLength"));
-        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncryption.GetEncryptedLength(0, 17))!.ParamName, Is.EqualTo("recordSize"));
+        Assert.That(ContentEncryption.GetEncryptedLength(0, new ContentEncodingOptions { RecordSize = RecordSize, KeyId = new byte[255] }), Is.EqualTo(21 + 255 + 17));
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncryption.GetEncryptedLength(-1, new ContentEncodingOptions { RecordSize = RecordSize }))!.ParamName, Is.EqualTo("plaintextLength"));
+        Assert.That(ContentEncryption.GetEncryptedLength(100), Is.EqualTo(21 + 100 + 17), "the default options: 64 KiB records, no key id");
+
+        // The options check their own values, where they are set.
+        Assert.That(() => new ContentEncodingOptions { KeyId = new byte[256] }, Throws.ArgumentException.With.Property("ParamName").EqualTo("value"));
+        Assert.That(() => new ContentEncodingOptions { RecordSize = 17 }, Throws.InstanceOf<ArgumentOutOfRangeException>().With.Property("ParamName").EqualTo("value"));
+        Assert.That(() => new ContentEncodingOptions { RecordSize = ContentEncryption.MaxRecordSize + 1 }, Throws.InstanceOf<ArgumentOutOfRangeException>());
+        Assert.That(() => new ContentEncodingOptions { MaxRecordSize = 17 }, Throws.InstanceOf<ArgumentOutOfRangeException>());
+        Assert.That(() => new ContentEncodingOptions { MaxDegreeOfParallelism = 0 }, Throws.InstanceOf<ArgumentOutOfRangeException>());
+        Assert.That(() => new ContentEncodingOptions { Coding = (ContentCoding)2 }, Throws.InstanceOf<ArgumentOutOfRangeException>());
     }
 
     // Issue 31, defect 6: near long.MaxValue the 17 bytes per record took the length past it, and
@@ -37,10 +43,10 @@ public class EncoderContractTests
     public void GetEncryptedLengthRefusesABodyLongerThanInt64()
     {
         long largest = (long.MaxValue - 21) / 18;
-        Assert.That(ContentEncryption.GetEncryptedLength(largest, 18), Is.EqualTo(21 + (18 * largest)));
-        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncryption.GetEncryptedLength(largest + 1, 18))!.ParamName, Is.EqualTo("plaintextLength"));
+        Assert.That(ContentEncryption.GetEncryptedLength(largest, new ContentEncodingOptions { RecordSize = 18 }), Is.EqualTo(21 + (18 * largest)));
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncryption.GetEncryptedLength(largest + 1, new ContentEncodingOptions { RecordSize = 18 }))!.ParamName, Is.EqualTo("plaintextLength"));
         Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncryption.GetEncryptedLength(long.MaxValue))!.ParamName, Is.EqualTo("plaintextLength"));
-        Assert.That(ContentEncryption.GetEncryptedLength(long.MaxValue / 2, ContentEncryption.MaxRecordSize), Is.GreaterThan(long.MaxValue / 2));
+        Assert.That(ContentEncryption.GetEncryptedLength(long.MaxValue / 2, new ContentEncodingOptions { RecordSize = ContentEncryption.MaxRecordSize }), Is.GreaterThan(long.MaxValue / 2));
 
         var inner = new ByteArrayContent([]);
         inner.Headers.ContentLength = long.MaxValue;
@@ -52,49 +58,80 @@ public class EncoderContractTests
     public void EncryptIntoABufferTakesOneLongerThanNeededAndRefusesAShortOrOverlappingOne()
     {
         byte[] plaintext = Enumerable.Range(0, 300).Select(i => (byte)i).ToArray();
-        int length = (int)ContentEncryption.GetEncryptedLength(plaintext.Length, RecordSize);
+        int length = (int)ContentEncryption.GetEncryptedLength(plaintext.Length, new ContentEncodingOptions { RecordSize = RecordSize });
 
         byte[] roomy = new byte[length + 10];
-        Assert.That(ContentEncryption.Encrypt(plaintext, roomy, Ikm, recordSize: RecordSize, salt: Salt), Is.EqualTo(length));
+        Assert.That(ContentEncryption.Encrypt(plaintext, Ikm, roomy, new ContentEncodingOptions { RecordSize = RecordSize }, salt: Salt), Is.EqualTo(length));
         Assert.That(ContentEncryption.Decrypt(roomy.AsSpan(0, length).ToArray(), Ikm), Is.EqualTo(plaintext));
 
-        var shortOne = Assert.Throws<ArgumentException>(() => ContentEncryption.Encrypt(plaintext, new byte[length - 1], Ikm, recordSize: RecordSize))!;
+        var shortOne = Assert.Throws<ArgumentException>(() => ContentEncryption.Encrypt(plaintext, Ikm, new byte[length - 1], new ContentEncodingOptions { RecordSize = RecordSize }))!;
         Assert.That(shortOne.ParamName, Is.EqualTo("destination"));
         Assert.That(shortOne.Message, Does.Contain($"{length} bytes are needed"));
 
         byte[] shared = new byte[2 * length];
-        var overlapping = Assert.Throws<ArgumentException>(() => ContentEncryption.Encrypt(shared.AsSpan(0, plaintext.Length), shared, Ikm, recordSize: RecordSize))!;
+        var overlapping = Assert.Throws<ArgumentException>(() => ContentEncryption.Encrypt(shared.AsSpan(0, plaintext.Length), Ikm, shared, new ContentEncodingOptions { RecordSize = RecordSize }))!;
         Assert.That(overlapping.ParamName, Is.EqualTo("destination"));
         Assert.That(overlapping.Message, Does.Contain("overlap"));
 
         // Here no record overlaps the piece of plaintext it seals, so only the check of the whole
         // buffers stops the records from overwriting plaintext not yet read.
-        var behind = Assert.Throws<ArgumentException>(() => ContentEncryption.Encrypt(shared.AsSpan(0, plaintext.Length), shared.AsSpan(100), Ikm, recordSize: RecordSize))!;
+        var behind = Assert.Throws<ArgumentException>(() => ContentEncryption.Encrypt(shared.AsSpan(0, plaintext.Length), Ikm, shared.AsSpan(100), new ContentEncodingOptions { RecordSize = RecordSize }))!;
         Assert.That(behind.ParamName, Is.EqualTo("destination"));
+    }
+
+    // The Try forms: false and nothing written for a destination one byte short, the same body as the
+    // throwing form otherwise; a body that does not verify still throws (it is not a short buffer).
+    [Test]
+    public void TryEncryptAndTryDecryptReportAShortDestinationInsteadOfThrowing()
+    {
+        byte[] plaintext = Enumerable.Range(0, 300).Select(i => (byte)i).ToArray();
+        var options = new ContentEncodingOptions { RecordSize = RecordSize };
+        int length = (int)ContentEncryption.GetEncryptedLength(plaintext.Length, options);
+        byte[] shortBody = new byte[length - 1];
+        Assert.That(ContentEncryption.TryEncrypt(plaintext, Ikm, shortBody, out int written, options, Salt), Is.False);
+        Assert.That((written, shortBody.All(b => b == 0)), Is.EqualTo((0, true)));
+
+        byte[] body = new byte[length];
+        Assert.That(ContentEncryption.TryEncrypt(plaintext, Ikm, body, out written, options, Salt), Is.True);
+        byte[] expected = new byte[length];
+        ContentEncryption.Encrypt(plaintext, Ikm, expected, options, Salt);
+        Assert.That((written, body), Is.EqualTo((length, expected)));
+
+        int needed = (int)ContentEncryption.GetMaxDecryptedLength(body, body.Length);
+        byte[] content = new byte[needed - 1];
+        Assert.That(ContentEncryption.TryDecrypt(body, Ikm, content, out int read, options), Is.False);
+        Assert.That((read, content.All(b => b == 0)), Is.EqualTo((0, true)));
+        content = new byte[needed];
+        Assert.That(ContentEncryption.TryDecrypt(body, Ikm, content, out read, options), Is.True);
+        Assert.That(content.AsSpan(0, read).SequenceEqual(plaintext), Is.True);
+
+        body[^1] ^= 1;
+        Assert.That(() => ContentEncryption.TryDecrypt(body, Ikm, content, out _, options), Throws.InstanceOf<ContentEncodingCorruptedException>());
+        Assert.That(content, Is.All.Zero, "a failed body leaves nothing in the destination");
     }
 
     [Test]
     public void DecryptIntoABufferRefusesAShortOrOverlappingOne()
     {
         byte[] plaintext = Enumerable.Range(0, 300).Select(i => (byte)i).ToArray();
-        byte[] body = ContentEncryption.Encrypt(plaintext, Ikm, recordSize: RecordSize);
+        byte[] body = ContentEncryption.Encrypt(plaintext, Ikm, new ContentEncodingOptions { RecordSize = RecordSize });
         long needed = ContentEncryption.GetMaxDecryptedLength(body, body.Length);
 
-        var shortOne = Assert.Throws<ArgumentException>(() => ContentEncryption.Decrypt(body, new byte[needed - 1], Ikm))!;
+        var shortOne = Assert.Throws<ArgumentException>(() => ContentEncryption.Decrypt(body, Ikm, new byte[needed - 1]))!;
         Assert.That(shortOne.ParamName, Is.EqualTo("destination"));
         Assert.That(shortOne.Message, Does.Contain($"{needed} bytes are needed"));
 
         byte[] shared = new byte[body.Length + needed];
         body.CopyTo(shared, 0);
-        var overlapping = Assert.Throws<ArgumentException>(() => ContentEncryption.Decrypt(shared.AsSpan(0, body.Length), shared.AsSpan(10), Ikm))!;
+        var overlapping = Assert.Throws<ArgumentException>(() => ContentEncryption.Decrypt(shared.AsSpan(0, body.Length), Ikm, shared.AsSpan(10)))!;
         Assert.That(overlapping.ParamName, Is.EqualTo("destination"));
 
-        Assert.That(ContentEncryption.Decrypt(body, new byte[needed], Ikm), Is.EqualTo(plaintext.Length));
+        Assert.That(ContentEncryption.Decrypt(body, Ikm, new byte[needed]), Is.EqualTo(plaintext.Length));
 
         // A one-record body whose record starts where the destination does: decrypting the record in
         // place would work, but the body and the destination overlap, which the method refuses.
-        byte[] one = ContentEncryption.Encrypt(plaintext.AsSpan(0, 50), Ikm, recordSize: RecordSize);
-        var inPlace = Assert.Throws<ArgumentException>(() => ContentEncryption.Decrypt(one, one.AsSpan(21), Ikm))!;
+        byte[] one = ContentEncryption.Encrypt(plaintext.AsSpan(0, 50), Ikm, new ContentEncodingOptions { RecordSize = RecordSize });
+        var inPlace = Assert.Throws<ArgumentException>(() => ContentEncryption.Decrypt(one, Ikm, one.AsSpan(21)))!;
         Assert.That(inPlace.ParamName, Is.EqualTo("destination"));
     }
 
@@ -144,7 +181,7 @@ public class EncoderContractTests
     public void AMissingKeyIsNamedByItsKeyId(int keyIdLength, string shown)
     {
         byte[] keyId = Enumerable.Range(10, keyIdLength).Select(i => (byte)i).ToArray();
-        byte[] body = ContentEncryption.Encrypt("x"u8, Ikm, keyId: keyId);
+        byte[] body = ContentEncryption.Encrypt("x"u8, Ikm, new ContentEncodingOptions { KeyId = keyId });
         var error = Assert.Throws<ContentEncodingHeaderException>(() => ContentEncryption.Decrypt(body, KeyProviders.None))!;
         Assert.That(error.Message, Is.EqualTo($"No key is known for the key id of {keyIdLength} bytes in the header {shown}."));
     }
@@ -152,9 +189,9 @@ public class EncoderContractTests
     [Test]
     public void TheEncryptorChecksItsCodingAndPaddingAndNamesWhichLengthRuleWasBroken()
     {
-        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => new ContentEncryptor(Ikm, (ContentCoding)7))!.ParamName, Is.EqualTo("coding"));
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => new ContentEncryptor(Ikm, new ContentEncodingOptions { Coding = (ContentCoding)7 }))!.ParamName, Is.EqualTo("value"));
 
-        using var encryptor = new ContentEncryptor(Ikm, recordSize: RecordSize, salt: Salt);
+        using var encryptor = new ContentEncryptor(Ikm, new ContentEncodingOptions { RecordSize = RecordSize }, salt: Salt);
         byte[] record = new byte[RecordSize];
         Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => encryptor.EncryptRecord([], record, isLastRecord: true, paddingLength: -1))!.ParamName, Is.EqualTo("paddingLength"));
 
@@ -178,14 +215,14 @@ public class EncoderContractTests
     [TestCase(ContentCoding.Aes256GcmSiv)]
     public void PaddingIsZeroWhateverTheDestinationHeld(ContentCoding coding)
     {
-        using var encryptor = new ContentEncryptor(Ikm, coding, RecordSize, salt: Salt);
+        using var encryptor = new ContentEncryptor(Ikm, new ContentEncodingOptions { Coding = coding, RecordSize = RecordSize }, salt: Salt);
         byte[] record = Enumerable.Repeat((byte)0xA5, RecordSize).ToArray();
         int length = encryptor.EncryptRecord("abc"u8, record, isLastRecord: true, paddingLength: 40);
 
         byte[] body = new byte[encryptor.Header.Length + length];
         encryptor.Header.WriteTo(body);
         record.AsSpan(0, length).CopyTo(body.AsSpan(encryptor.Header.Length));
-        Assert.That(ContentEncryption.Decrypt(body, Ikm, coding), Is.EqualTo("abc"u8.ToArray()));
+        Assert.That(ContentEncryption.Decrypt(body, Ikm, new ContentEncodingOptions { Coding = coding }), Is.EqualTo("abc"u8.ToArray()));
     }
 
     // AES-GCM is not safe for concurrent calls, so each worker of a parallel batch but the first gets a
@@ -219,7 +256,7 @@ public class EncoderContractTests
     [TestCase(ContentCoding.Aes256GcmSiv)]
     public void DisposeReleasesTheKeysAndLaterCallsNameTheEncryptor(ContentCoding coding)
     {
-        var encryptor = new ContentEncryptor(Ikm, coding, RecordSize, salt: Salt);
+        var encryptor = new ContentEncryptor(Ikm, new ContentEncodingOptions { Coding = coding, RecordSize = RecordSize }, salt: Salt);
         byte[] nonceBase = Internals.NonceBase(encryptor);
         Assert.That(nonceBase.Any(b => b != 0), Is.True);
 

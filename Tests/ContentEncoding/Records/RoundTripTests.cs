@@ -51,8 +51,8 @@ public class RoundTripTests
     public void OneShotRoundTripsThroughEveryDecoder(ContentCoding coding, int recordSize, int length)
     {
         byte[] content = Content(length, seed: length * 31 + recordSize);
-        byte[] body = ContentEncryption.Encrypt(content, Ikm, coding, recordSize, "kid"u8);
-        Assert.That(body.LongLength, Is.EqualTo(ContentEncryption.GetEncryptedLength(length, recordSize, 3)));
+        byte[] body = ContentEncryption.Encrypt(content, Ikm, new ContentEncodingOptions { Coding = coding, RecordSize = recordSize, KeyId = ("kid"u8).ToArray() });
+        Assert.That(body.LongLength, Is.EqualTo(ContentEncryption.GetEncryptedLength(length, new ContentEncodingOptions { RecordSize = recordSize, KeyId = new byte[3] })));
         int records = Math.Max(1, (length + recordSize - 18) / (recordSize - 17));
         Assert.That(body.Length - 24, Is.EqualTo(length + 17 * records), "one record per rs - 17 bytes, at least one");
         foreach (DecodePath path in Decoders.All)
@@ -66,13 +66,13 @@ public class RoundTripTests
     {
         byte[] content = Content(length, seed: length);
         byte[] salt = Content(16, seed: 99);
-        byte[] expected = new byte[ContentEncryption.GetEncryptedLength(length, recordSize)];
-        ContentEncryption.Encrypt(content, expected, Ikm, coding, recordSize, default, salt);
+        byte[] expected = new byte[ContentEncryption.GetEncryptedLength(length, new ContentEncodingOptions { RecordSize = recordSize })];
+        ContentEncryption.Encrypt(content, Ikm, expected, new ContentEncodingOptions { Coding = coding, RecordSize = recordSize }, salt: salt);
 
         foreach (int writeSize in new[] { 1, 5, recordSize - 17, 1 << 16 })
         {
             var output = new MemoryStream();
-            using (var stream = new ContentEncryptingStream(output, Ikm, coding, recordSize, default, salt, leaveOpen: true))
+            using (var stream = new ContentEncryptingStream(output, Ikm, new ContentEncodingOptions { Coding = coding, RecordSize = recordSize }, salt: salt, leaveOpen: true))
             {
                 for (int offset = 0; offset < length; offset += writeSize)
                 {
@@ -83,7 +83,7 @@ public class RoundTripTests
             Assert.That(output.ToArray(), Is.EqualTo(expected), $"sync writes of {writeSize}");
 
             var asyncOutput = new MemoryStream();
-            await using (var stream = new ContentEncryptingStream(asyncOutput, Ikm, coding, recordSize, default, salt, leaveOpen: true))
+            await using (var stream = new ContentEncryptingStream(asyncOutput, Ikm, new ContentEncodingOptions { Coding = coding, RecordSize = recordSize }, salt: salt, leaveOpen: true))
             {
                 for (int offset = 0; offset < length; offset += writeSize)
                 {
@@ -99,7 +99,7 @@ public class RoundTripTests
     public void LargeBodyRoundTripsWithTheDefaultRecordSize([Values] ContentCoding coding)
     {
         byte[] content = Content(3 * ContentEncryption.DefaultRecordSize + 12345, seed: 5);
-        byte[] body = ContentEncryption.Encrypt(content, Ikm, coding);
+        byte[] body = ContentEncryption.Encrypt(content, Ikm, new ContentEncodingOptions { Coding = coding });
         Assert.That(ContentEncodingHeader.Parse(body).RecordSize, Is.EqualTo(ContentEncryption.DefaultRecordSize));
         foreach (DecodePath path in Decoders.All)
         {
@@ -119,14 +119,14 @@ public class RoundTripTests
     public void TheCodingsDeriveDifferentKeysAndRejectEachOther()
     {
         byte[] salt = new byte[16];
-        byte[] gcm = new byte[ContentEncryption.GetEncryptedLength(10, 4096)];
+        byte[] gcm = new byte[ContentEncryption.GetEncryptedLength(10, new ContentEncodingOptions { RecordSize = 4096 })];
         byte[] siv = new byte[gcm.Length];
-        ContentEncryption.Encrypt(new byte[10], gcm, Ikm, ContentCoding.Aes128Gcm, 4096, default, salt);
-        ContentEncryption.Encrypt(new byte[10], siv, Ikm, ContentCoding.Aes256GcmSiv, 4096, default, salt);
+        ContentEncryption.Encrypt(new byte[10], Ikm, gcm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = 4096 }, salt: salt);
+        ContentEncryption.Encrypt(new byte[10], Ikm, siv, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, RecordSize = 4096 }, salt: salt);
         Assert.That(gcm.AsSpan(21).SequenceEqual(siv.AsSpan(21)), Is.False);
-        var error = Assert.Throws<ContentEncodingCorruptedException>(() => ContentEncryption.Decrypt(gcm, Ikm, ContentCoding.Aes256GcmSiv));
+        var error = Assert.Throws<ContentEncodingCorruptedException>(() => ContentEncryption.Decrypt(gcm, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv }));
         Assert.That(error!.RecordIndex, Is.Zero);
-        Assert.Throws<ContentEncodingCorruptedException>(() => ContentEncryption.Decrypt(siv, Ikm, ContentCoding.Aes128Gcm));
+        Assert.Throws<ContentEncodingCorruptedException>(() => ContentEncryption.Decrypt(siv, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm }));
 
         byte[] gcmKey = new byte[32], gcmNonce = new byte[12], sivKey = new byte[32], sivNonce = new byte[12];
         Cryptography.Internal.RecordCipher.DeriveKeys(ContentCoding.Aes128Gcm, Ikm, salt, gcmKey, gcmNonce);
@@ -154,15 +154,15 @@ public class RoundTripTests
     {
         Assert.Multiple(() =>
         {
-            Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncryption.Encrypt([1], Ikm, recordSize: 17));
-            Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncryption.Encrypt([1], Ikm, recordSize: ContentEncryption.MaxRecordSize + 1));
+            Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncryption.Encrypt([1], Ikm, new ContentEncodingOptions { RecordSize = 17 }));
+            Assert.Throws<ArgumentOutOfRangeException>(() => ContentEncryption.Encrypt([1], Ikm, new ContentEncodingOptions { RecordSize = ContentEncryption.MaxRecordSize + 1 }));
             Assert.Throws<ArgumentException>(() => ContentEncryption.Encrypt([1], ReadOnlySpan<byte>.Empty));
-            Assert.Throws<ArgumentException>(() => ContentEncryption.Encrypt([1], Ikm, keyId: new byte[256]));
-            Assert.Throws<ArgumentException>(() => ContentEncryption.Encrypt([1], new byte[100], Ikm, salt: new byte[15]));
-            Assert.Throws<ArgumentException>(() => ContentEncryption.Encrypt(new byte[10], new byte[20], Ikm));
-            Assert.Throws<ArgumentOutOfRangeException>(() => new ContentEncryptor(Ikm, (ContentCoding)2));
+            Assert.Throws<ArgumentException>(() => ContentEncryption.Encrypt([1], Ikm, new ContentEncodingOptions { KeyId = new byte[256] }));
+            Assert.Throws<ArgumentException>(() => ContentEncryption.Encrypt([1], Ikm, new byte[100], salt: new byte[15]));
+            Assert.Throws<ArgumentException>(() => ContentEncryption.Encrypt(new byte[10], Ikm, new byte[20]));
+            Assert.Throws<ArgumentOutOfRangeException>(() => new ContentEncryptor(Ikm, new ContentEncodingOptions { Coding = (ContentCoding)2 }));
 
-            using var encryptor = new ContentEncryptor(Ikm, recordSize: 20);
+            using var encryptor = new ContentEncryptor(Ikm, new ContentEncodingOptions { RecordSize = 20 });
             byte[] record = new byte[20];
             Assert.Throws<ArgumentException>(() => encryptor.EncryptRecord(new byte[2], record, isLastRecord: false), "a non-last record must fill rs");
             Assert.Throws<ArgumentException>(() => encryptor.EncryptRecord(new byte[4], record, isLastRecord: true), "a record cannot exceed rs");
@@ -176,7 +176,7 @@ public class RoundTripTests
     public void EncryptingStreamAbortLeavesABodyTheReceiverRejectsAsTruncated()
     {
         var output = new MemoryStream();
-        var stream = new ContentEncryptingStream(output, Ikm, recordSize: 20, leaveOpen: true);
+        var stream = new ContentEncryptingStream(output, Ikm, new ContentEncodingOptions { RecordSize = 20 }, leaveOpen: true);
         stream.Write(new byte[10]);
         stream.Abort();
         Assert.That(stream.CanWrite, Is.False);
@@ -211,7 +211,7 @@ public class RoundTripTests
         {
             var sink = new MemoryStream(megabytes * (1 << 20) + (1 << 20));
             long before = GC.GetTotalAllocatedBytes(precise: true);
-            using (var encrypting = new ContentEncryptingStream(sink, Ikm, ContentCoding.Aes128Gcm, recordSize, leaveOpen: true))
+            using (var encrypting = new ContentEncryptingStream(sink, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = recordSize }, leaveOpen: true))
             {
                 for (int i = 0; i < megabytes * 16; i++)
                 {
@@ -220,7 +220,7 @@ public class RoundTripTests
             }
 
             sink.Position = 0;
-            using (var decrypting = new ContentDecryptingStream(sink, Ikm, leaveOpen: true))
+            using (var decrypting = new ContentDecryptingStream(sink, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm }, leaveOpen: true))
             {
                 byte[] buffer = chunk;
                 while (decrypting.Read(buffer) > 0)

@@ -49,8 +49,8 @@ public class CopyFromTests
 
     private static byte[] Expected(byte[] content, ContentCoding coding, int recordSize)
     {
-        byte[] body = new byte[ContentEncryption.GetEncryptedLength(content.Length, recordSize)];
-        int written = ContentEncryption.Encrypt(content, body, Ikm, coding, recordSize, default, Salt);
+        byte[] body = new byte[ContentEncryption.GetEncryptedLength(content.Length, new ContentEncodingOptions { RecordSize = recordSize })];
+        int written = ContentEncryption.Encrypt(content, Ikm, body, new ContentEncodingOptions { Coding = coding, RecordSize = recordSize }, salt: Salt);
         return body[..written];
     }
 
@@ -59,7 +59,7 @@ public class CopyFromTests
     {
         byte[] content = Content(length);
         var output = new MemoryStream();
-        using (var encrypting = new ContentEncryptingStream(output, Ikm, ContentCoding.Aes256GcmSiv, recordSize, default, Salt, leaveOpen: true) { MaxDegreeOfParallelism = 2 })
+        using (var encrypting = new ContentEncryptingStream(output, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, RecordSize = recordSize, MaxDegreeOfParallelism = 2 }, salt: Salt, leaveOpen: true))
         {
             Assert.That(encrypting.CopyFrom(new FlakySource(content, chunk)), Is.EqualTo(length));
         }
@@ -72,7 +72,7 @@ public class CopyFromTests
     {
         byte[] content = Content(length);
         var output = new MemoryStream();
-        await using (var encrypting = new ContentEncryptingStream(output, Ikm, ContentCoding.Aes128Gcm, recordSize, default, Salt, leaveOpen: true) { MaxDegreeOfParallelism = 2 })
+        await using (var encrypting = new ContentEncryptingStream(output, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = recordSize, MaxDegreeOfParallelism = 2 }, salt: Salt, leaveOpen: true))
         {
             Assert.That(await encrypting.CopyFromAsync(new FlakySource(content, chunk)), Is.EqualTo(length));
         }
@@ -88,7 +88,7 @@ public class CopyFromTests
         byte[] content = Content(3 << 20);
         var source = new FlakySource(content, 7000, failAt);
         var output = new MemoryStream();
-        using (var encrypting = new ContentEncryptingStream(output, Ikm, ContentCoding.Aes256GcmSiv, 4096, default, Salt, leaveOpen: true) { MaxDegreeOfParallelism = 2 })
+        using (var encrypting = new ContentEncryptingStream(output, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, RecordSize = 4096, MaxDegreeOfParallelism = 2 }, salt: Salt, leaveOpen: true))
         {
             long copied = 0;
             for (int attempt = 0; attempt < 2; attempt++)
@@ -122,7 +122,7 @@ public class CopyFromTests
         byte[] content = Content(8 << 20);
         var destination = new StallingDestination(stallAfter: 2 << 20);
         var source = new MemoryStream(content);
-        var encrypting = new ContentEncryptingStream(destination, Ikm, ContentCoding.Aes256GcmSiv, 4096, leaveOpen: true) { MaxDegreeOfParallelism = 2 };
+        var encrypting = new ContentEncryptingStream(destination, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, RecordSize = 4096, MaxDegreeOfParallelism = 2 }, leaveOpen: true);
         using (var cancel = new System.Threading.CancellationTokenSource())
         {
             Task copy = encrypting.CopyFromAsync(source, cancel.Token).AsTask();
@@ -152,11 +152,11 @@ public class CopyFromTests
         byte[] body = destination.ToArray();
         if (finished)
         {
-            Assert.That(ContentEncryption.Decrypt(body, Ikm, ContentCoding.Aes256GcmSiv).AsSpan().SequenceEqual(content), Is.True, "the resumed body verified but its content differs");
+            Assert.That(ContentEncryption.Decrypt(body, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv }).AsSpan().SequenceEqual(content), Is.True, "the resumed body verified but its content differs");
         }
         else
         {
-            Assert.Throws<ContentEncodingTruncatedException>(() => ContentEncryption.Decrypt(body, Ikm, ContentCoding.Aes256GcmSiv));
+            Assert.Throws<ContentEncodingTruncatedException>(() => ContentEncryption.Decrypt(body, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv }));
         }
     }
 
@@ -233,7 +233,7 @@ public class CopyFromTests
         var output = new MemoryStream();
         var copy = Task.Run(() =>
         {
-            using var encrypting = new ContentEncryptingStream(output, Ikm, ContentCoding.Aes256GcmSiv, 4096, default, Salt, leaveOpen: true) { MaxDegreeOfParallelism = 2 };
+            using var encrypting = new ContentEncryptingStream(output, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, RecordSize = 4096, MaxDegreeOfParallelism = 2 }, salt: Salt, leaveOpen: true);
             for (int faults = 0; ; faults++)
             {
                 try

@@ -29,7 +29,7 @@ public class StreamContractTests
         var notWritable = Assert.Throws<ArgumentException>(() => new ContentEncryptingStream(readOnly, Ikm))!;
         Assert.That(notWritable.ParamName, Is.EqualTo("destination"));
         Assert.That(notWritable.Message, Does.StartWith("The destination stream is not writable."));
-        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => new ContentEncryptingStream(new MemoryStream(), Ikm) { MaxDegreeOfParallelism = 0 })!.ParamName, Is.EqualTo("value"));
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => new ContentEncryptingStream(new MemoryStream(), Ikm, new ContentEncodingOptions { MaxDegreeOfParallelism = 0 }))!.ParamName, Is.EqualTo("value"));
 
         using var stream = new ContentEncryptingStream(new MemoryStream(), Ikm);
         Assert.That((stream.CanRead, stream.CanSeek, stream.CanWrite), Is.EqualTo((false, false, true)));
@@ -51,9 +51,9 @@ public class StreamContractTests
         Assert.That(Assert.Throws<ArgumentNullException>(() => new ContentDecryptingStream(null!, keys))!.ParamName, Is.EqualTo("source"));
         Assert.That(Assert.Throws<ArgumentNullException>(() => new ContentDecryptingStream(new MemoryStream(body), (ContentKeyProvider)null!))!.ParamName, Is.EqualTo("keyProvider"));
         Assert.That(Assert.Throws<ArgumentException>(() => new ContentDecryptingStream(new MemoryStream(body), ReadOnlySpan<byte>.Empty))!.ParamName, Is.EqualTo("inputKeyingMaterial"));
-        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => new ContentDecryptingStream(new MemoryStream(body), Ikm, (ContentCoding)9))!.ParamName, Is.EqualTo("coding"));
-        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => new ContentDecryptingStream(new MemoryStream(body), keys, maxRecordSize: 17))!.ParamName, Is.EqualTo("maxRecordSize"));
-        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => new ContentDecryptingStream(new MemoryStream(body), Ikm) { MaxDegreeOfParallelism = 0 })!.ParamName, Is.EqualTo("value"));
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => new ContentDecryptingStream(new MemoryStream(body), Ikm, new ContentEncodingOptions { Coding = (ContentCoding)9 }))!.ParamName, Is.EqualTo("value"));
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => new ContentDecryptingStream(new MemoryStream(body), keys, new ContentEncodingOptions { MaxRecordSize = 17 }))!.ParamName, Is.EqualTo("value"), "the options refuse it where it is set");
+        Assert.That(Assert.Throws<ArgumentOutOfRangeException>(() => new ContentDecryptingStream(new MemoryStream(body), Ikm, new ContentEncodingOptions { MaxDegreeOfParallelism = 0 }))!.ParamName, Is.EqualTo("value"));
 
         var unreadable = new CopyFromTests.UnreadableStream();
         var notReadable = Assert.Throws<ArgumentException>(() => new ContentDecryptingStream(unreadable, Ikm))!;
@@ -76,7 +76,7 @@ public class StreamContractTests
     public void ReadByteReturnsEachByteThenMinusOne()
     {
         byte[] content = Content(40);
-        using var stream = new ContentDecryptingStream(new MemoryStream(ContentEncryption.Encrypt(content, Ikm, recordSize: 25)), Ikm);
+        using var stream = new ContentDecryptingStream(new MemoryStream(ContentEncryption.Encrypt(content, Ikm, new ContentEncodingOptions { RecordSize = 25 })), Ikm);
         byte[] read = new byte[content.Length];
         for (int i = 0; i < read.Length; i++)
         {
@@ -98,7 +98,7 @@ public class StreamContractTests
     public void CopyToWritesTheWholeContent(int length, int recordSize, int bufferSize)
     {
         byte[] content = Content(length);
-        using var stream = new ContentDecryptingStream(new MemoryStream(ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, recordSize)), Ikm, ContentCoding.Aes256GcmSiv) { MaxDegreeOfParallelism = 2 };
+        using var stream = new ContentDecryptingStream(new MemoryStream(ContentEncryption.Encrypt(content, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, RecordSize = recordSize })), Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, MaxDegreeOfParallelism = 2 });
         var output = new MemoryStream();
         stream.CopyTo(output, bufferSize);
         Assert.That(output.ToArray(), Is.EqualTo(content));
@@ -113,16 +113,16 @@ public class StreamContractTests
         byte[] content = Content(3 << 20);
         var output = new MemoryStream();
         var encrypting = threads == 1
-            ? new ContentEncryptingStream(output, Ikm, ContentCoding.Aes256GcmSiv, 4096, leaveOpen: true)
-            : new ContentEncryptingStream(output, Ikm, ContentCoding.Aes256GcmSiv, 4096, leaveOpen: true) { MaxDegreeOfParallelism = threads };
+            ? new ContentEncryptingStream(output, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, RecordSize = 4096 }, leaveOpen: true)
+            : new ContentEncryptingStream(output, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, RecordSize = 4096, MaxDegreeOfParallelism = threads }, leaveOpen: true);
         Assert.That(encrypting.MaxDegreeOfParallelism, Is.EqualTo(threads));
         encrypting.Write(content);
         Assert.That(Internals.Spare(encrypting), threads == 1 ? Is.Null : Is.Not.Null);
         encrypting.Dispose();
 
         var decrypting = threads == 1
-            ? new ContentDecryptingStream(new MemoryStream(output.ToArray()), Ikm, ContentCoding.Aes256GcmSiv)
-            : new ContentDecryptingStream(new MemoryStream(output.ToArray()), Ikm, ContentCoding.Aes256GcmSiv) { MaxDegreeOfParallelism = threads };
+            ? new ContentDecryptingStream(new MemoryStream(output.ToArray()), Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv })
+            : new ContentDecryptingStream(new MemoryStream(output.ToArray()), Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, MaxDegreeOfParallelism = threads });
         Assert.That(decrypting.MaxDegreeOfParallelism, Is.EqualTo(threads));
         byte[] buffer = new byte[content.Length];
         decrypting.ReadExactly(buffer.AsSpan(0, 2 << 20));
@@ -142,9 +142,9 @@ public class StreamContractTests
     public async Task CopyToAsyncWritesTheWholeContentAndLeavesNoPlaintextInItsBuffers(int length, int recordSize, int bufferSize, int threads)
     {
         byte[] content = Content(length);
-        byte[] body = ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, recordSize);
+        byte[] body = ContentEncryption.Encrypt(content, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, RecordSize = recordSize });
         var output = new BufferWatchingStream();
-        await using (var stream = new ContentDecryptingStream(new MemoryStream(body), Ikm, ContentCoding.Aes256GcmSiv) { MaxDegreeOfParallelism = threads })
+        await using (var stream = new ContentDecryptingStream(new MemoryStream(body), Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, MaxDegreeOfParallelism = threads }))
         {
             await stream.CopyToAsync(output, bufferSize);
             Assert.That(output.ToArray(), Is.EqualTo(content));
@@ -159,16 +159,16 @@ public class StreamContractTests
     }
 
     // DisposeAsync was Stream's own, which calls Dispose: with the background reader stuck in a read
-    // from a source that sends nothing more, it blocked the calling thread for a second. The source is
-    // left open here, so the reader stays stuck: disposing must neither wait for it nor block, and the
-    // reader's buffer goes back to the pool, wiped, once the read ends.
+    // from a source that sends nothing more, it blocked the calling thread for a second. It gives the
+    // read a moment to end without blocking; the source is left open here, so the reader stays stuck,
+    // and its buffer goes back to the pool, wiped, once the read ends.
     [Test]
     [CancelAfter(30_000)]
     public async Task DisposeAsyncDoesNotBlockWhileTheBackgroundReaderIsStuck()
     {
-        byte[] body = ContentEncryption.Encrypt(Content(4 << 20), Ikm, ContentCoding.Aes256GcmSiv, 4096);
+        byte[] body = ContentEncryption.Encrypt(Content(4 << 20), Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, RecordSize = 4096 });
         var source = new StallingSource(body.AsSpan(0, 3 << 20).ToArray());
-        var stream = new ContentDecryptingStream(source, Ikm, ContentCoding.Aes256GcmSiv, leaveOpen: true) { MaxDegreeOfParallelism = 2 };
+        var stream = new ContentDecryptingStream(source, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, MaxDegreeOfParallelism = 2 }, leaveOpen: true);
         byte[] buffer = new byte[1 << 16];
         for (int total = 0; total < (2 << 20);)
         {
@@ -176,7 +176,7 @@ public class StreamContractTests
         }
 
         ValueTask disposing = stream.DisposeAsync();
-        Assert.That(disposing.IsCompleted, Is.True, "DisposeAsync waits for the stuck reader");
+        Assert.That(disposing.IsCompleted, Is.False, "DisposeAsync returned only after waiting for the stuck reader");
         await disposing;
         Assert.That(source.Disposed, Is.False, "left open");
         Assert.That(Internals.Spare(stream)!.Buffer, Is.Not.Null, "the stuck read still owns its buffer");
@@ -275,10 +275,10 @@ public class StreamContractTests
     {
         const int RecordSize = 4096;
         byte[] content = Content(length);
-        byte[] body = ContentEncryption.Encrypt(content, Ikm, recordSize: RecordSize);
+        byte[] body = ContentEncryption.Encrypt(content, Ikm, new ContentEncodingOptions { RecordSize = RecordSize });
         body[21 + damaged * RecordSize + 5] ^= 1;
 
-        using var stream = new ContentDecryptingStream(new MemoryStream(body), Ikm) { MaxDegreeOfParallelism = 2 };
+        using var stream = new ContentDecryptingStream(new MemoryStream(body), Ikm, new ContentEncodingOptions { MaxDegreeOfParallelism = 2 });
         var output = new MemoryStream();
         var error = Assert.Throws<ContentEncodingCorruptedException>(() => stream.CopyTo(output))!;
         Assert.That(error.RecordIndex, Is.EqualTo(damaged));
@@ -381,7 +381,7 @@ public class StreamContractTests
     public void AbortLeavesTheBodyTruncated()
     {
         var output = new MemoryStream();
-        var stream = new ContentEncryptingStream(output, Ikm, recordSize: 25, leaveOpen: true);
+        var stream = new ContentEncryptingStream(output, Ikm, new ContentEncodingOptions { RecordSize = 25 }, leaveOpen: true);
         stream.Write(Content(30));
         stream.Abort();
         Assert.That(stream.CanWrite, Is.False);
@@ -393,7 +393,7 @@ public class StreamContractTests
     [TestCase(true)]
     public void DisposingTheDecryptingStreamWipesItsKeysAndClosesTheSourceUnlessLeftOpen(bool leaveOpen)
     {
-        var source = new MemoryStream(ContentEncryption.Encrypt(Content(100), Ikm, recordSize: 50));
+        var source = new MemoryStream(ContentEncryption.Encrypt(Content(100), Ikm, new ContentEncodingOptions { RecordSize = 50 }));
         var unread = new ContentDecryptingStream(new MemoryStream(), Ikm);
         byte[] ikmCopy = Internals.InputKeyingMaterial(unread)!;
         unread.Dispose();
@@ -420,7 +420,7 @@ public class StreamContractTests
     [Test]
     public void TheDecryptingStreamWipesItsCopyOfTheKeyingMaterialOnceTheKeysAreDerived()
     {
-        var stream = new ContentDecryptingStream(new MemoryStream(ContentEncryption.Encrypt(Content(100), Ikm, recordSize: 50)), Ikm);
+        var stream = new ContentDecryptingStream(new MemoryStream(ContentEncryption.Encrypt(Content(100), Ikm, new ContentEncodingOptions { RecordSize = 50 })), Ikm);
         byte[] ikmCopy = Internals.InputKeyingMaterial(stream)!;
         Assert.That(ikmCopy, Is.EqualTo(Ikm));
         Assert.That(stream.Read(new byte[1]), Is.EqualTo(1));
@@ -434,7 +434,7 @@ public class StreamContractTests
     [TestCase(true)]
     public async Task AFailedRecordLeavesTheBufferWiped(bool async)
     {
-        byte[] body = ContentEncryption.Encrypt(Content(200), Ikm, recordSize: 50);
+        byte[] body = ContentEncryption.Encrypt(Content(200), Ikm, new ContentEncodingOptions { RecordSize = 50 });
         body[21 + 50 + 3] ^= 1;
         using var stream = new ContentDecryptingStream(new MemoryStream(body), Ikm);
         byte[] one = new byte[1];

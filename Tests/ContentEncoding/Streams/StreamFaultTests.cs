@@ -42,7 +42,7 @@ public class StreamFaultTests
     private static (byte[] Content, byte[] Body) Sample()
     {
         byte[] content = Enumerable.Range(0, ContentLength).Select(i => (byte)(i * 7 + 3)).ToArray();
-        return (content, ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes128Gcm, RecordSize));
+        return (content, ContentEncryption.Encrypt(content, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = RecordSize }));
     }
 
     /// <summary>
@@ -61,7 +61,7 @@ public class StreamFaultTests
         for (int failAt = 0; failAt < sourceReads; failAt++)
         {
             var source = new FlakySource(body, chunk, failAt, cancels: fault == Fault.Canceled);
-            using var stream = new ContentDecryptingStream(source, Ikm, ContentCoding.Aes128Gcm);
+            using var stream = new ContentDecryptingStream(source, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm });
             var received = new List<byte>();
             byte[] buffer = new byte[readSize];
             int faults = 0;
@@ -115,7 +115,7 @@ public class StreamFaultTests
         for (int i = 0; i < Streams; i++)
         {
             var source = new StallingSource(prefix);
-            var stream = new ContentDecryptingStream(source, Ikm, ContentCoding.Aes128Gcm);
+            var stream = new ContentDecryptingStream(source, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm });
             Task<int> read = stream.ReadAsync(new byte[4096]).AsTask();
             await source.Stalled.WaitAsync(TimeSpan.FromSeconds(30));
             stalled.Add((stream, read, source));
@@ -141,8 +141,8 @@ public class StreamFaultTests
     public async Task LargeRecordsDecodeFromSmallSourceReads(int recordSize, int chunk, bool isAsync)
     {
         byte[] content = Enumerable.Range(0, 3 * recordSize + 12345).Select(i => (byte)(i * 13)).ToArray();
-        byte[] body = ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, recordSize);
-        using var stream = new ContentDecryptingStream(new FlakySource(body, chunk), Ikm, ContentCoding.Aes256GcmSiv);
+        byte[] body = ContentEncryption.Encrypt(content, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, RecordSize = recordSize });
+        using var stream = new ContentDecryptingStream(new FlakySource(body, chunk), Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv });
         byte[] decoded = isAsync ? await Decoders.ReadAllAsync(stream, 50000) : Decoders.ReadAll(stream, 50000);
         Assert.That(decoded.SequenceEqual(content), Is.True);
     }
@@ -157,8 +157,8 @@ public class StreamFaultTests
     {
         const int RecordSizeForTest = 4 << 20;
         byte[] content = Enumerable.Range(0, (6 << 20) + 7).Select(i => (byte)(i * 7)).ToArray();
-        byte[] body = ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes256GcmSiv, RecordSizeForTest);
-        using (var decrypting = new ContentDecryptingStream(new MemoryStream(body), Ikm, ContentCoding.Aes256GcmSiv))
+        byte[] body = ContentEncryption.Encrypt(content, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, RecordSize = RecordSizeForTest });
+        using (var decrypting = new ContentDecryptingStream(new MemoryStream(body), Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv }))
         {
             byte[] first = new byte[10];
             long allocated = GC.GetAllocatedBytesForCurrentThread();
@@ -170,7 +170,7 @@ public class StreamFaultTests
         }
 
         byte[] truncated = body.AsSpan(0, ContentEncodingHeader.FixedLength + 100_000).ToArray();
-        using (var decrypting = new ContentDecryptingStream(new MemoryStream(truncated), Ikm, ContentCoding.Aes256GcmSiv))
+        using (var decrypting = new ContentDecryptingStream(new MemoryStream(truncated), Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv }))
         {
             Assert.That(() => decrypting.Read(new byte[10]), Throws.InstanceOf<ContentEncodingException>(), "a short last piece: it fails as a record");
             Assert.That(RecordBuffer(decrypting).Length, Is.LessThanOrEqualTo((128 * 1024) + 16), "no larger than the 100,000 bytes the source held, rounded up to a power of two (and the pool's 16 bytes of slack)");
@@ -187,15 +187,15 @@ public class StreamFaultTests
     {
         const int RecordSizeForTest = 5000;   // an odd size, so the buffer is likely fresh
         byte[] content = new byte[3 * RecordSizeForTest];
-        byte[] body = ContentEncryption.Encrypt(content, Ikm, ContentCoding.Aes128Gcm, RecordSizeForTest);
+        byte[] body = ContentEncryption.Encrypt(content, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = RecordSizeForTest });
         var garbage = new List<byte[]>();
         for (int i = 0; i < 1000; i++)
         {
             garbage.Add(new byte[512]);
         }
 
-        using var encrypting = new ContentEncryptingStream(Stream.Null, Ikm, ContentCoding.Aes128Gcm, RecordSizeForTest);
-        using var decrypting = new ContentDecryptingStream(new MemoryStream(body), Ikm, ContentCoding.Aes128Gcm);
+        using var encrypting = new ContentEncryptingStream(Stream.Null, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = RecordSizeForTest });
+        using var decrypting = new ContentDecryptingStream(new MemoryStream(body), Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm });
         Assert.That(decrypting.Read(new byte[10]), Is.EqualTo(10));
         for (int i = 0; i < 1000; i++)
         {
@@ -227,7 +227,7 @@ public class StreamFaultTests
     private static int CountSourceReads(byte[] body, int chunk, int readSize, bool isAsync)
     {
         var source = new FlakySource(body, chunk);
-        using var stream = new ContentDecryptingStream(source, Ikm, ContentCoding.Aes128Gcm);
+        using var stream = new ContentDecryptingStream(source, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm });
         _ = isAsync ? Decoders.ReadAllAsync(stream, readSize).GetAwaiter().GetResult() : Decoders.ReadAll(stream, readSize);
         return source.Reads;
     }

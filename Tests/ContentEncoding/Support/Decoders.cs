@@ -31,12 +31,12 @@ internal static class Decoders
         switch (path)
         {
             case DecodePath.OneShotArray:
-                return ContentEncryption.Decrypt(body, ikm, coding, maxRecordSize);
+                return ContentEncryption.Decrypt(body, ikm, new ContentEncodingOptions { Coding = coding, MaxRecordSize = maxRecordSize });
             case DecodePath.OneShotSpan:
                 byte[] destination = new byte[Math.Max(0, body.Length)];
                 try
                 {
-                    int length = ContentEncryption.Decrypt(body, destination, ikm, coding, maxRecordSize);
+                    int length = ContentEncryption.Decrypt(body, ikm, destination, new ContentEncodingOptions { Coding = coding, MaxRecordSize = maxRecordSize });
                     return destination.AsSpan(0, length).ToArray();
                 }
                 catch
@@ -46,13 +46,13 @@ internal static class Decoders
                 }
 
             case DecodePath.StreamSmallReads:
-                return ReadAll(new ContentDecryptingStream(new MemoryStream(body), ikm, coding, maxRecordSize: maxRecordSize), 7, released);
+                return ReadAll(new ContentDecryptingStream(new MemoryStream(body), ikm, new ContentEncodingOptions { Coding = coding, MaxRecordSize = maxRecordSize }), 7, released);
             case DecodePath.StreamLargeReads:
-                return ReadAll(new ContentDecryptingStream(new MemoryStream(body), ikm, coding, maxRecordSize: maxRecordSize), 1 << 20, released);
+                return ReadAll(new ContentDecryptingStream(new MemoryStream(body), ikm, new ContentEncodingOptions { Coding = coding, MaxRecordSize = maxRecordSize }), 1 << 20, released);
             case DecodePath.StreamAsyncSmallReads:
-                return Sync(ReadAllAsync(new ContentDecryptingStream(new MemoryStream(body), ikm, coding, maxRecordSize: maxRecordSize), 7, released));
+                return Sync(ReadAllAsync(new ContentDecryptingStream(new MemoryStream(body), ikm, new ContentEncodingOptions { Coding = coding, MaxRecordSize = maxRecordSize }), 7, released));
             default:
-                return Sync(ReadAllAsync(new ContentDecryptingStream(new MemoryStream(body), ikm, coding, maxRecordSize: maxRecordSize), 1 << 20, released));
+                return Sync(ReadAllAsync(new ContentDecryptingStream(new MemoryStream(body), ikm, new ContentEncodingOptions { Coding = coding, MaxRecordSize = maxRecordSize }), 1 << 20, released));
         }
     }
 
