@@ -65,6 +65,7 @@ public sealed class ContentDecryptingStream : Stream
     private Batch? _batch;
     private Batch? _spare;      // the buffer the background task reads the next batch into
     private Task? _reading;     // that task, while it runs
+    private bool _ready;        // the next records are in _batch, to be opened
     private bool _endOfBody;
     private bool _disposed;
     private ExceptionDispatchInfo? _failure;
@@ -162,9 +163,22 @@ public sealed class ContentDecryptingStream : Stream
     public override int Read(Span<byte> buffer)
     {
         ThrowIfUnusable();
-        ReadOnlyMemory<byte> chunk = buffer.IsEmpty ? default : Wait(NextAsync(Memory<byte>.Empty, buffer.Length, useAsync: false, default)).Chunk;
-        chunk.Span.CopyTo(buffer);
-        return chunk.Length;
+        while (!buffer.IsEmpty)
+        {
+            ReadOnlyMemory<byte> chunk = Wait(NextAsync(buffer.Length, useAsync: false, default));
+            chunk.Span.CopyTo(buffer);
+            if (!chunk.IsEmpty || !_ready)
+            {
+                return chunk.Length;
+            }
+
+            if (Open(buffer) is > 0 and int direct)
+            {
+                return direct;
+            }
+        }
+
+        return 0;
     }
 
     /// <summary>Reads verified, decrypted data, as <see cref="Read(Span{byte})"/> does.</summary>
@@ -177,7 +191,7 @@ public sealed class ContentDecryptingStream : Stream
     public override int Read(byte[] buffer, int offset, int count)
     {
         ValidateBufferArguments(buffer, offset, count);
-        return Wait(ReadCoreAsync(buffer.AsMemory(offset, count), useAsync: false, default));
+        return Read(buffer.AsSpan(offset, count));
     }
 
     /// <inheritdoc cref="Read(Span{byte})"/>
@@ -193,8 +207,26 @@ public sealed class ContentDecryptingStream : Stream
     /// <returns>The number of bytes read; 0 only at the verified end of the body (or for an empty <paramref name="buffer"/>).</returns>
     /// <exception cref="ContentEncodingException">The header, a record or the body's end fails to verify.</exception>
     /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
-    public override ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default) =>
-        ReadCoreAsync(buffer, useAsync: true, cancellationToken);
+    public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
+    {
+        ThrowIfUnusable();
+        while (!buffer.IsEmpty)
+        {
+            ReadOnlyMemory<byte> chunk = await NextAsync(buffer.Length, useAsync: true, cancellationToken).ConfigureAwait(false);
+            chunk.CopyTo(buffer);
+            if (!chunk.IsEmpty || !_ready)
+            {
+                return chunk.Length;
+            }
+
+            if (Open(buffer.Span) is > 0 and int direct)
+            {
+                return direct;
+            }
+        }
+
+        return 0;
+    }
 
     /// <summary>Reads verified, decrypted data, as <see cref="Read(Span{byte})"/> does.</summary>
     /// <returns>The number of bytes read; 0 only at the verified end of the body (or for <paramref name="count"/> 0).</returns>
@@ -220,9 +252,16 @@ public sealed class ContentDecryptingStream : Stream
     {
         ValidateCopyToArguments(destination, bufferSize);
         ThrowIfUnusable();
-        while (Wait(NextAsync(Memory<byte>.Empty, int.MaxValue, useAsync: false, default)).Chunk is { IsEmpty: false } chunk)
+        while (Wait(NextAsync(int.MaxValue, useAsync: false, default)) is var chunk && (!chunk.IsEmpty || _ready))
         {
-            destination.Write(chunk.Span);
+            if (_ready)
+            {
+                Open(default);
+            }
+            else
+            {
+                destination.Write(chunk.Span);
+            }
         }
     }
 
@@ -238,9 +277,16 @@ public sealed class ContentDecryptingStream : Stream
     {
         ValidateCopyToArguments(destination, bufferSize);
         ThrowIfUnusable();
-        while ((await NextAsync(Memory<byte>.Empty, int.MaxValue, useAsync: true, cancellationToken).ConfigureAwait(false)).Chunk is { IsEmpty: false } chunk)
+        while (await NextAsync(int.MaxValue, useAsync: true, cancellationToken).ConfigureAwait(false) is var chunk && (!chunk.IsEmpty || _ready))
         {
-            await destination.WriteAsync(chunk, cancellationToken).ConfigureAwait(false);
+            if (_ready)
+            {
+                Open(default);
+            }
+            else
+            {
+                await destination.WriteAsync(chunk, cancellationToken).ConfigureAwait(false);
+            }
         }
     }
 
@@ -363,29 +409,16 @@ public sealed class ContentDecryptingStream : Stream
         _failure?.Throw();
     }
 
-    private async ValueTask<int> ReadCoreAsync(Memory<byte> buffer, bool useAsync, CancellationToken cancellationToken)
-    {
-        ThrowIfUnusable();
-        if (buffer.IsEmpty)
-        {
-            return 0;
-        }
-
-        (int direct, ReadOnlyMemory<byte> chunk) = await NextAsync(buffer, buffer.Length, useAsync, cancellationToken).ConfigureAwait(false);
-        chunk.CopyTo(buffer);
-        return direct + chunk.Length;
-    }
-
     // The stream's reading, written once for both paths (CryptoStream's pattern: with useAsync false
     // every call it makes is synchronous, so the ValueTask has completed when it returns). It returns
-    // the next verified data: up to `max` bytes in place in the stream's buffer (Chunk), or a whole
-    // record decrypted straight into `direct` when it has room (Direct bytes), or neither at the
-    // verified end of the body.
-    private async ValueTask<(int Direct, ReadOnlyMemory<byte> Chunk)> NextAsync(Memory<byte> direct, int max, bool useAsync, CancellationToken cancellationToken)
+    // up to `max` bytes of verified data, in place in the stream's buffer; or nothing, with _ready set
+    // when the next records are in the buffer, for the caller to Open (into its own buffer, when a
+    // record fits there: an async method cannot take a span); or nothing at the verified end.
+    private async ValueTask<ReadOnlyMemory<byte>> NextAsync(int max, bool useAsync, CancellationToken cancellationToken)
     {
         try
         {
-            while (true)
+            while (!_ready)
             {
                 if (_batch is { } batch && (batch.Taken < batch.DataLength || batch.Error is not null))
                 {
@@ -396,12 +429,12 @@ public sealed class ContentDecryptingStream : Stream
                     }
 
                     batch.Taken += count;
-                    return (0, batch.Buffer.AsMemory(batch.Taken - count, count));
+                    return batch.Buffer.AsMemory(batch.Taken - count, count);
                 }
 
                 if (_endOfBody)
                 {
-                    return default;
+                    break;
                 }
 
                 if (_decryptor is null)
@@ -411,12 +444,10 @@ public sealed class ContentDecryptingStream : Stream
                 }
 
                 await FillNextAsync(useAsync, cancellationToken).ConfigureAwait(false);
-                int written = Open(direct);
-                if (written > 0)
-                {
-                    return (written, default);
-                }
+                _ready = true;
             }
+
+            return default;
         }
         catch (ContentEncodingException exception)
         {
@@ -573,8 +604,9 @@ public sealed class ContentDecryptingStream : Stream
     // Opens the records of the current batch: the byte after them (or the source's end) says whether
     // the last of them ends the body. One record that fits `direct` decrypts straight into it (the
     // data's length is returned); otherwise the records open in place and their data is moved together.
-    private int Open(Memory<byte> direct)
+    private int Open(Span<byte> direct)
     {
+        _ready = false;
         Batch batch = _batch!;
         int recordSize = _decryptor!.Header.RecordSize;
         bool isFinal = batch.SourceEnded;
@@ -592,9 +624,9 @@ public sealed class ContentDecryptingStream : Stream
         if (records == 1 && direct.Length >= length - ContentEncryption.TagSize)
         {
             // The one-record path's usual case, a caller's buffer with room for the record: no copy.
-            int opened = _decryptor.Open(batch.Buffer.AsMemory(0, length), direct, recordSize, batch.Lengths, isFinal, threads: 1, out ContentEncodingException? error);
+            int opened = _decryptor.OpenRecord(batch.Buffer.AsSpan(0, length), direct, isFinal, out ContentEncodingException? error);
             batch.Error = error;
-            return opened == 1 ? batch.Lengths[0] : 0;
+            return opened;
         }
 
         int released = _decryptor.Open(batch.Buffer.AsMemory(0, length), batch.Buffer, recordSize, batch.Lengths, isFinal, MaxDegreeOfParallelism, out ContentEncodingException? failure);

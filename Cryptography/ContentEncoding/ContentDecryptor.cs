@@ -84,11 +84,9 @@ public sealed class ContentDecryptor : IDisposable
             throw new ArgumentException(ContentEncodingMessages.OverlappingRecord, nameof(destination));
         }
 
-        Span<OpenedRecord> outcome = [IsComplete ? default : OpenOne(_cipher, RecordCount, record, destination)];
-        Span<int> length = stackalloc int[1];
-        Release(outcome, record.Length, destination, plaintextLength, length, isFinal: null, out ContentEncodingException? error);
+        int length = OpenRecord(record, destination, isFinal: null, out ContentEncodingException? error);
         isLastRecord = IsComplete;
-        return error is null ? length[0] : throw error;
+        return error is null ? length : throw error;
     }
 
     /// <summary>Verifies and decrypts consecutive full-size records on up to
@@ -276,6 +274,17 @@ public sealed class ContentDecryptor : IDisposable
 
         Wipe(destination, released, count, recordsLength, stride);
         return released;
+    }
+
+    /// <summary><see cref="Open"/> for one record, on spans: into <paramref name="destination"/>[0 ..].</summary>
+    /// <returns>The record's data length; 0 when it is not released (then <paramref name="error"/> says why).</returns>
+    internal int OpenRecord(ReadOnlySpan<byte> record, Span<byte> destination, bool? isFinal, out ContentEncodingException? error)
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        Span<OpenedRecord> outcome = [IsComplete ? default : OpenOne(_cipher, RecordCount, record, destination)];
+        Span<int> length = stackalloc int[1];
+        int released = Release(outcome, record.Length, destination, Math.Max(0, record.Length - ContentEncryption.TagSize), length, isFinal, out error);
+        return released == 1 ? length[0] : 0;
     }
 
     // Zeroes the plaintext of records [from, count).
