@@ -1,5 +1,6 @@
-// The streams' record pipeline (RecordPipeline.cs), opted into with MaxDegreeOfParallelism > 1: bodies past the first 1 MiB are sealed and
-// opened in batches by a background stage. The same promises as the one-record path: round trips
+// The streams' parallel path, opted into with MaxDegreeOfParallelism > 1: bodies past the first 1 MiB
+// are sealed and opened in batches of records on several threads, while a background task writes the
+// batch before or reads the next. The same promises as the one-record path: round trips
 // at every batch alignment, sync and async, any parallelism; a failing record releases exactly the
 // records before it; a full-size last record followed by data is never released; truncation is
 // reported after the data before it; a source fault loses nothing; a destination fault surfaces;
@@ -19,7 +20,7 @@ using NUnit.Framework;
 namespace Tests.ContentEncodingTests;
 
 [TestFixture]
-public class PipelineTests
+public class ParallelStreamTests
 {
     private static readonly byte[] Ikm = Enumerable.Range(3, 32).Select(i => (byte)(i * 5)).ToArray();
 
