@@ -67,7 +67,7 @@ internal interface IPolyval
     static abstract bool IsSupported { get; }
 
     /// <summary>
-    /// Prepares the 16-byte key <paramref name="h"/> for <see cref="Update"/>. <paramref name="blockCount"/>
+    /// Prepares the 16-byte key <paramref name="h"/> for <see cref="Update(in PolyvalKey, Span{byte}, ReadOnlySpan{byte})"/>. <paramref name="blockCount"/>
     /// is the number of blocks the largest following Update call will process: wide backends
     /// precompute powers of H only when there are enough blocks to repay it.
     /// </summary>
@@ -85,4 +85,12 @@ internal interface IPolyval
     /// little-endian as the RFC writes field elements; <paramref name="blocks"/>.Length is a multiple of 16.
     /// </summary>
     static abstract void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks);
+
+    /// <summary>
+    /// <see cref="Update(in PolyvalKey, Span{byte}, ReadOnlySpan{byte})"/> over <paramref name="blocks"/>
+    /// and then <paramref name="last"/> (both whole blocks, either may be empty), as one sequence: a
+    /// backend may take a short message's blocks and its length block together, with fewer dependent
+    /// multiplications than two calls would allow.
+    /// </summary>
+    static abstract void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last);
 }

@@ -244,18 +244,14 @@ internal static class GcmSiv<TAes, TPolyval>
 
     /// <summary>
     /// The rest of the plaintext, then the length block (LE64 of the AAD's length in bits, then LE64
-    /// of the plaintext's). A final partial block and the length block are laid out side by side and
-    /// go through one Update, so a backend can take them as one group with one reduction.
+    /// of the plaintext's). A final partial block and the length block are laid out side by side, and
+    /// the whole blocks and those go through one Update, so a backend can take a short message as
+    /// one sequence (Polyval.Clmul.cs) and the last blocks of a long one as one group.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
     private static void AbsorbLast(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> data, int associatedDataLength, int plaintextLength, Span<byte> scratch)
     {
         int whole = data.Length & ~(BlockSize - 1);
-        if (whole != 0)
-        {
-            TPolyval.Update(in key, accumulator, data[..whole]);
-        }
-
         int partial = data.Length - whole;
         int last = partial == 0 ? BlockSize : 2 * BlockSize;
         Span<byte> blocks = scratch.Slice(BlockOffset, last);
@@ -268,7 +264,7 @@ internal static class GcmSiv<TAes, TPolyval>
         // One 16-byte store, not two 8-byte ones, so that Update's 16-byte load of it is forwarded
         // from the store buffer (see ComputeTag). Vector lanes are little-endian on every target.
         Vector128.Create((ulong)associatedDataLength * 8, (ulong)plaintextLength * 8).AsByte().CopyTo(blocks[(last - BlockSize)..]);
-        TPolyval.Update(in key, accumulator, blocks);
+        TPolyval.Update(in key, accumulator, data[..whole], blocks);
     }
 
     /// <summary>tag = AES(messageEncryptionKey, (S_s XOR nonce) with the top bit of byte 15 cleared).</summary>

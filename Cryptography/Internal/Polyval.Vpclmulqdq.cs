@@ -117,6 +117,23 @@ internal readonly struct PolyvalVpclmulqdq : IPolyval
     }
 
     /// <summary>
+    /// Without powers (under 8 blocks) the 128-bit body takes both parts as one short sequence;
+    /// with them, each part goes through the wide groups.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last)
+    {
+        if (PolyvalKeyLayout.PowerCount(in key) == 1)
+        {
+            PolyvalClmul<Pclmul>.Update(in key, accumulator, blocks, last);
+            return;
+        }
+
+        Update(in key, accumulator, blocks);
+        Update(in key, accumulator, last);
+    }
+
+    /// <summary>
     /// One group of 2 * <paramref name="pairCount"/> blocks (8 or 4 pairs): pair j meets table pair
     /// 8 - pairCount + j, i.e. H^(2 * pairCount - 2j) and H^(2 * pairCount - 2j - 1). Unrolled by
     /// hand: with constant offsets every load folds into its multiply and no index arithmetic is
