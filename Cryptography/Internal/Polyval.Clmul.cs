@@ -259,16 +259,17 @@ internal readonly struct PolyvalClmul<TClmul> : IPolyval
     /// multiplies the low 64 bits by 0xC200000000000000 (x^63 + x^62 + x^57: the terms of the
     /// field polynomial x^127 + x^126 + x^121 shifted down by 64) and adds it one word higher,
     /// which cancels those 64 bits; two folds clear the low 128 bits, leaving the result in the top.
+    /// The first fold's multiply reads only lo's low word, which mid does not change, so it starts
+    /// on lo as it is, beside the XORs that add mid: they are off the chain of dependent multiplies.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static Vector128<ulong> Reduce(Vector128<ulong> lo, Vector128<ulong> mid, Vector128<ulong> hi)
     {
-        Vector128<ulong> swapped = TClmul.SwapHalves(mid);
-        lo ^= swapped & Vector128.Create(0UL, ulong.MaxValue);
-        hi ^= swapped & Vector128.Create(ulong.MaxValue, 0UL);
         Vector128<ulong> polynomial = Vector128.Create(0xC200000000000000UL);
-        lo = TClmul.SwapHalves(lo) ^ TClmul.Lower(lo, polynomial);
-        lo = TClmul.SwapHalves(lo) ^ TClmul.Lower(lo, polynomial);
-        return hi ^ lo;
+        Vector128<ulong> fold = TClmul.Lower(lo, polynomial);
+        // swap(lo ^ mid.lo << 64) is swap(lo) ^ mid.lo in the low word; mid.hi goes into hi's low word.
+        lo = TClmul.SwapHalves(lo) ^ (mid & Vector128.Create(ulong.MaxValue, 0UL)) ^ fold;
+        hi ^= TClmul.SwapHalves(mid) & Vector128.Create(ulong.MaxValue, 0UL);
+        return hi ^ TClmul.SwapHalves(lo) ^ TClmul.Lower(lo, polynomial);
     }
 }
