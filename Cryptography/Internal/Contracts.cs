@@ -52,6 +52,14 @@ internal interface IAes
     static abstract void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output);
 
     /// <summary>
+    /// One block by value, as the tag needs it: the block comes from POLYVAL and the counter block
+    /// from the result, so a hardware backend keeps both in registers instead of passing them
+    /// through memory, where each 16-byte store and reload is a store-forwarding delay on the
+    /// message's critical path.
+    /// </summary>
+    static abstract Vector128<byte> EncryptBlock(in AesKeySchedule schedule, int rounds, Vector128<byte> block);
+
+    /// <summary>
     /// RFC 8452 CTR mode: keystream block i is AES(counterBlock with its first four bytes read as a
     /// little-endian integer plus i, mod 2^32); <c>output = input XOR keystream</c>. Any length;
     /// <paramref name="input"/> and <paramref name="output"/> have the same length and are either
