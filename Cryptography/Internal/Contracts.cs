@@ -24,7 +24,7 @@ internal struct AesKeySchedule
 }
 
 /// <summary>Storage for a prepared POLYVAL key (H and, for wide backends, its powers).</summary>
-/// <remarks>68 words: H^16..H^1 (32 words), their Karatsuba halves (32 words) and a count.</remarks>
+/// <remarks>68 words: H^16..H^1 (32 words), their Karatsuba halves (32 words), a count and H again (Polyval.KeyLayout.cs).</remarks>
 [InlineArray(Length)]
 internal struct PolyvalKey
 {

@@ -49,16 +49,23 @@ internal readonly struct PolyvalClmul<TClmul> : IPolyval
     public static bool IsSupported => TClmul.IsSupported;
 
     /// <summary>
-    /// Stores H^1..H^n (n from <see cref="PolyvalKeyLayout.PowersFor"/>). H^e is H^(e - p) * H^p
-    /// with p the largest power of two below e, so the products form a tree of depth log2(n): 4
-    /// multiplies on the critical path for 16 powers instead of 15 in a chain, the rest overlapping.
+    /// Stores H, and with more than one power H^1..H^n (n from <see cref="PolyvalKeyLayout.PowersFor"/>).
+    /// H^e is H^(e - p) * H^p with p the largest power of two below e, so the products form a tree
+    /// of depth log2(n): 4 multiplies on the critical path for 16 powers instead of 15 in a chain,
+    /// the rest overlapping.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
     public static void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
     {
         ref Vector128<ulong> table = ref PolyvalKeyLayout.Table(in key);
         int powers = PolyvalKeyLayout.PowersFor(blockCount);
-        PolyvalKeyLayout.Store(ref table, 1, Vector128.Create<byte>(h).AsUInt64());
+        Vector128<ulong> h1 = Vector128.Create<byte>(h).AsUInt64();
+        PolyvalKeyLayout.StoreH(ref table, h1);
+        if (powers > 1)
+        {
+            PolyvalKeyLayout.Store(ref table, 1, h1);
+        }
+
         for (int half = 1; half < powers; half *= 2)
         {
             Vector128<ulong> high = PolyvalKeyLayout.Power(ref table, half);
@@ -92,7 +99,7 @@ internal readonly struct PolyvalClmul<TClmul> : IPolyval
         int count = (blocks.Length + last.Length) / 16;
         if (powerCount == 1 && count >= 2 && count <= MaxShortBlocks)
         {
-            acc = Short(PolyvalKeyLayout.Power(ref table, 1), acc, blocks, last, count);
+            acc = Short(PolyvalKeyLayout.H(ref table), acc, blocks, last, count);
         }
         else
         {
@@ -208,7 +215,7 @@ internal readonly struct PolyvalClmul<TClmul> : IPolyval
             return Group(ref source, offset, ref table, rest, acc);
         }
 
-        Vector128<ulong> hKey = PolyvalKeyLayout.Power(ref table, 1);
+        Vector128<ulong> hKey = PolyvalKeyLayout.H(ref table);
         for (; offset < length; offset += 16)
         {
             acc = Dot(acc ^ Vector128.LoadUnsafe(ref source, offset).AsUInt64(), hKey);

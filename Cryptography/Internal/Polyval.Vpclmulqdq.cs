@@ -55,6 +55,7 @@ internal readonly struct PolyvalVpclmulqdq : IPolyval
             StorePair(ref pairs, 0, Dot(h8, p8));
         }
 
+        PolyvalKeyLayout.StoreH(ref PolyvalKeyLayout.Table(in key), h1);
         PolyvalKeyLayout.SetPowerCount(ref PolyvalKeyLayout.Table(in key), powers);
     }
 
