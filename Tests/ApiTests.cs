@@ -113,6 +113,12 @@ public class ApiTests
         byte[] expected = new byte[plaintext.Length + 16];
         portable.Encrypt(nonce, plaintext, expected.AsSpan(0, plaintext.Length), expected.AsSpan(plaintext.Length), associatedData);
         Assert.That(expected, Is.EqualTo(Cryptography.Internal.SelfTest.Answer(keyLength).ToArray()));
+
+        // The short message: the first bytes of the same plaintext and AAD; its tag is what is stored.
+        int shortLength = Cryptography.Internal.SelfTest.ShortPlaintextLength;
+        byte[] shortTag = new byte[16];
+        portable.Encrypt(nonce, plaintext.AsSpan(0, shortLength), new byte[shortLength], shortTag, associatedData.AsSpan(0, Cryptography.Internal.SelfTest.ShortAssociatedDataLength));
+        Assert.That(Convert.ToHexStringLower(shortTag), Is.EqualTo(Convert.ToHexStringLower(Cryptography.Internal.SelfTest.ShortAnswer(keyLength))));
     }
 
     [Test]

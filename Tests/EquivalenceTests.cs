@@ -80,6 +80,31 @@ public class EquivalenceTests
         }
     }
 
+    // The two-part Update, as the last absorb calls it (whole blocks, then a partial block and the
+    // length block, or the length block alone), after nothing or after one earlier block: every count
+    // of 2..7 blocks takes the short-message POLYVAL (Polyval.Clmul.cs), longer ones the groups.
+    [TestCaseSource(nameof(HardwareCases))]
+    public void PolyvalInTwoPartsMatchesPortable(AesGcmSivBackend backend, int keyLength)
+    {
+        var random = new Random(Seed + keyLength);
+        Primitives hardware = Primitives.For(backend), portable = Primitives.For(AesGcmSivBackend.Portable);
+        foreach (int blocks in Enumerable.Range(1, 40).Concat([257, 4099]))
+        {
+            byte[] h = Bytes(random, 16), data = Bytes(random, blocks * 16);
+            string expected = Convert.ToHexStringLower(portable.Polyval(h, data));
+            foreach (int head in (int[])[0, 16])
+            {
+                foreach (int last in (int[])[0, 16, 32])
+                {
+                    if (head + last <= data.Length)
+                    {
+                        Assert.That(Convert.ToHexStringLower(hardware.PolyvalInTwoParts(h, data, head, last)), Is.EqualTo(expected), $"{blocks} blocks, {head} then {last}, seed {Seed + keyLength}");
+                    }
+                }
+            }
+        }
+    }
+
     // The portable AES checks its own arguments (the public type checks first, so only a caller inside
     // the library could pass these): key and counter-block sizes, the round count, the lengths.
     [Test]

@@ -39,6 +39,13 @@ internal abstract class Primitives
     /// <summary>POLYVAL(H, data) from a zero accumulator; data is whole blocks, fed in pieces of <paramref name="piece"/> bytes.</summary>
     public abstract byte[] Polyval(byte[] h, byte[] data, int piece = int.MaxValue);
 
+    /// <summary>
+    /// POLYVAL(H, data) as GcmSiv's last absorb calls it: the first <paramref name="head"/> bytes by
+    /// one Update, then the rest but the last <paramref name="last"/> bytes and those last bytes by
+    /// the two-part Update, with the key prepared for the blocks before the last ones.
+    /// </summary>
+    public abstract byte[] PolyvalInTwoParts(byte[] h, byte[] data, int head, int last);
+
     /// <summary>The RFC's record-authentication key and record-encryption key for (key, nonce).</summary>
     public abstract (byte[] Authentication, byte[] Encryption) DeriveKeys(byte[] key, byte[] nonce);
 
@@ -83,6 +90,16 @@ internal sealed class Primitives<TAes, TPolyval> : Primitives
             TPolyval.Update(in key, accumulator, data.AsSpan(offset, Math.Min(piece, data.Length - offset)));
         }
 
+        return accumulator;
+    }
+
+    public override byte[] PolyvalInTwoParts(byte[] h, byte[] data, int head, int last)
+    {
+        PolyvalKey key = default;
+        TPolyval.Init(h, (data.Length - last) / 16, ref key);
+        byte[] accumulator = new byte[16];
+        TPolyval.Update(in key, accumulator, data.AsSpan(0, head));
+        TPolyval.Update(in key, accumulator, data.AsSpan(head, data.Length - head - last), data.AsSpan(data.Length - last));
         return accumulator;
     }
 

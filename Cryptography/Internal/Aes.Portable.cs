@@ -144,6 +144,17 @@ internal readonly struct AesPortable : IAes
         Wipe(ref q);
     }
 
+    /// <summary>One block by value, through <see cref="EncryptBlocks"/> on a stack copy that is wiped after.</summary>
+    public static Vector128<byte> EncryptBlock(in AesKeySchedule schedule, int rounds, Vector128<byte> block)
+    {
+        Span<byte> buffer = stackalloc byte[16];
+        block.CopyTo(buffer);
+        EncryptBlocks(in schedule, rounds, buffer, buffer);
+        Vector128<byte> result = Vector128.Create((ReadOnlySpan<byte>)buffer);
+        CryptographicOperations.ZeroMemory(buffer);
+        return result;
+    }
+
     public static void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output)
     {
         CheckRounds(rounds);

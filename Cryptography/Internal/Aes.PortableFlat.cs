@@ -23,6 +23,7 @@ using System.Buffers.Binary;
 using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using System.Runtime.Intrinsics;
 using System.Security.Cryptography;
 
 namespace Cryptography.Internal;
@@ -278,6 +279,17 @@ internal readonly struct AesPortableFlat : IAes
         // The XNORs set bits between the lanes; the masks drop them.
         return ((s0 & Lanes) << 7) | ((s1 & Lanes) << 6) | ((s2 & Lanes) << 5) | ((s3 & Lanes) << 4)
              | ((s4 & Lanes) << 3) | ((s5 & Lanes) << 2) | ((s6 & Lanes) << 1) | (s7 & Lanes);
+    }
+
+    /// <summary>One block by value, through <see cref="EncryptBlocks"/> on a stack copy that is wiped after.</summary>
+    public static Vector128<byte> EncryptBlock(in AesKeySchedule schedule, int rounds, Vector128<byte> block)
+    {
+        Span<byte> buffer = stackalloc byte[16];
+        block.CopyTo(buffer);
+        EncryptBlocks(in schedule, rounds, buffer, buffer);
+        Vector128<byte> result = Vector128.Create((ReadOnlySpan<byte>)buffer);
+        CryptographicOperations.ZeroMemory(buffer);
+        return result;
     }
 
     public static void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output)

@@ -24,7 +24,7 @@ internal struct AesKeySchedule
 }
 
 /// <summary>Storage for a prepared POLYVAL key (H and, for wide backends, its powers).</summary>
-/// <remarks>68 words: H^16..H^1 (32 words), their Karatsuba halves (32 words) and a count.</remarks>
+/// <remarks>68 words: H^16..H^1 (32 words), their Karatsuba halves (32 words), a count and H again (Polyval.KeyLayout.cs).</remarks>
 [InlineArray(Length)]
 internal struct PolyvalKey
 {
@@ -52,6 +52,14 @@ internal interface IAes
     static abstract void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output);
 
     /// <summary>
+    /// One block by value, as the tag needs it: the block comes from POLYVAL and the counter block
+    /// from the result, so a hardware backend keeps both in registers instead of passing them
+    /// through memory, where each 16-byte store and reload is a store-forwarding delay on the
+    /// message's critical path.
+    /// </summary>
+    static abstract Vector128<byte> EncryptBlock(in AesKeySchedule schedule, int rounds, Vector128<byte> block);
+
+    /// <summary>
     /// RFC 8452 CTR mode: keystream block i is AES(counterBlock with its first four bytes read as a
     /// little-endian integer plus i, mod 2^32); <c>output = input XOR keystream</c>. Any length;
     /// <paramref name="input"/> and <paramref name="output"/> have the same length and are either
@@ -67,7 +75,7 @@ internal interface IPolyval
     static abstract bool IsSupported { get; }
 
     /// <summary>
-    /// Prepares the 16-byte key <paramref name="h"/> for <see cref="Update"/>. <paramref name="blockCount"/>
+    /// Prepares the 16-byte key <paramref name="h"/> for <see cref="Update(in PolyvalKey, Span{byte}, ReadOnlySpan{byte})"/>. <paramref name="blockCount"/>
     /// is the number of blocks the largest following Update call will process: wide backends
     /// precompute powers of H only when there are enough blocks to repay it.
     /// </summary>
@@ -85,4 +93,12 @@ internal interface IPolyval
     /// little-endian as the RFC writes field elements; <paramref name="blocks"/>.Length is a multiple of 16.
     /// </summary>
     static abstract void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks);
+
+    /// <summary>
+    /// <see cref="Update(in PolyvalKey, Span{byte}, ReadOnlySpan{byte})"/> over <paramref name="blocks"/>
+    /// and then <paramref name="last"/> (both whole blocks, either may be empty), as one sequence: a
+    /// backend may take a short message's blocks and its length block together, with fewer dependent
+    /// multiplications than two calls would allow.
+    /// </summary>
+    static abstract void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last);
 }

@@ -95,11 +95,13 @@ internal static class GcmSiv<TAes, TPolyval>
             // Expanded before POLYVAL, the tag could start only after both, and ran all its rounds
             // after the last round key (docs/benchmarks.md has the measurement).
             TAes.ExpandKey(derived.Slice(16, encryptionKeyLength), ref messageEncryptionKey);
-            Span<byte> computedTag = scratch.Slice(TagOffset, BlockSize);
-            ComputeTag(in messageEncryptionKey, rounds, nonce, accumulator, computedTag);
-
+            // The tag and the first counter block stay in registers from POLYVAL's result to CTR's
+            // counter (ComputeTag). The tag is kept in scratch until CTR has read the plaintext.
+            Vector128<byte> computed = ComputeTag(in messageEncryptionKey, rounds, nonce, accumulator);
             Span<byte> counterBlock = scratch.Slice(CounterOffset, BlockSize);
-            InitialCounter(computedTag, counterBlock);
+            InitialCounter(computed).CopyTo(counterBlock);
+            Span<byte> computedTag = scratch.Slice(TagOffset, BlockSize);
+            computed.CopyTo(computedTag);
             TAes.Ctr32(in messageEncryptionKey, rounds, counterBlock, plaintext, ciphertext);
             computedTag.CopyTo(tag);
         }
@@ -156,7 +158,7 @@ internal static class GcmSiv<TAes, TPolyval>
             Absorb(in messageAuthenticationKey, accumulator, associatedData, scratch);
 
             Span<byte> counterBlock = scratch.Slice(CounterOffset, BlockSize);
-            InitialCounter(receivedTag, counterBlock);
+            InitialCounter(Vector128.Create<byte>(receivedTag)).CopyTo(counterBlock);
             // The bulk, scheduled as the backend chose (IDecryptLoop); the rest, under a group or a
             // chunk, and the length block here.
             int offset = TDecryptLoop.Run(in messageEncryptionKey, rounds, counterBlock, in messageAuthenticationKey, accumulator, ciphertext, plaintext);
@@ -164,7 +166,7 @@ internal static class GcmSiv<TAes, TPolyval>
             AbsorbLast(in messageAuthenticationKey, accumulator, plaintext[offset..], associatedData.Length, plaintext.Length, scratch);
 
             Span<byte> computedTag = scratch.Slice(TagOffset, BlockSize);
-            ComputeTag(in messageEncryptionKey, rounds, nonceCopy, accumulator, computedTag);
+            ComputeTag(in messageEncryptionKey, rounds, nonceCopy, accumulator).CopyTo(computedTag);
             if (!TagComparison.Equal(computedTag, receivedTag))
             {
                 CryptographicOperations.ZeroMemory(plaintext);
@@ -244,18 +246,14 @@ internal static class GcmSiv<TAes, TPolyval>
 
     /// <summary>
     /// The rest of the plaintext, then the length block (LE64 of the AAD's length in bits, then LE64
-    /// of the plaintext's). A final partial block and the length block are laid out side by side and
-    /// go through one Update, so a backend can take them as one group with one reduction.
+    /// of the plaintext's). A final partial block and the length block are laid out side by side, and
+    /// the whole blocks and those go through one Update, so a backend can take a short message as
+    /// one sequence (Polyval.Clmul.cs) and the last blocks of a long one as one group.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
     private static void AbsorbLast(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> data, int associatedDataLength, int plaintextLength, Span<byte> scratch)
     {
         int whole = data.Length & ~(BlockSize - 1);
-        if (whole != 0)
-        {
-            TPolyval.Update(in key, accumulator, data[..whole]);
-        }
-
         int partial = data.Length - whole;
         int last = partial == 0 ? BlockSize : 2 * BlockSize;
         Span<byte> blocks = scratch.Slice(BlockOffset, last);
@@ -268,31 +266,33 @@ internal static class GcmSiv<TAes, TPolyval>
         // One 16-byte store, not two 8-byte ones, so that Update's 16-byte load of it is forwarded
         // from the store buffer (see ComputeTag). Vector lanes are little-endian on every target.
         Vector128.Create((ulong)associatedDataLength * 8, (ulong)plaintextLength * 8).AsByte().CopyTo(blocks[(last - BlockSize)..]);
-        TPolyval.Update(in key, accumulator, blocks);
+        TPolyval.Update(in key, accumulator, data[..whole], blocks);
     }
 
-    /// <summary>tag = AES(messageEncryptionKey, (S_s XOR nonce) with the top bit of byte 15 cleared).</summary>
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
-    private static void ComputeTag(in AesKeySchedule messageEncryptionKey, int rounds, ReadOnlySpan<byte> nonce, Span<byte> accumulator, Span<byte> tag)
+    /// <summary>
+    /// tag = AES(messageEncryptionKey, (S_s XOR nonce) with the top bit of byte 15 cleared). The block
+    /// goes to the cipher in a register, not through memory: a store and a reload of it would add a
+    /// store-forwarding delay between POLYVAL's result and the tag's first round.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static Vector128<byte> ComputeTag(in AesKeySchedule messageEncryptionKey, int rounds, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> accumulator)
     {
-        // In a register, and stored as one 16-byte write: EncryptBlocks loads the block whole, and
-        // a load that spans several smaller stores waits for them to retire (no store forwarding).
         ref byte nonceBytes = ref MemoryMarshal.GetReference(nonce[..NonceSize]);
         Vector128<ulong> nonceBlock = Vector128.Create(
             Unsafe.ReadUnaligned<ulong>(ref nonceBytes),
             Unsafe.ReadUnaligned<uint>(ref Unsafe.Add(ref nonceBytes, 8)));
         Vector128<ulong> clearTopBit = Vector128.Create(ulong.MaxValue, 0x7fffffffffffffffUL);
         Vector128<ulong> block = (Vector128.Create<byte>(accumulator).AsUInt64() ^ nonceBlock) & clearTopBit;
-        block.AsByte().CopyTo(accumulator);
-        TAes.EncryptBlocks(in messageEncryptionKey, rounds, accumulator, tag);
+        return TAes.EncryptBlock(in messageEncryptionKey, rounds, block.AsByte());
     }
 
-    /// <summary>The first counter block is the tag with the top bit of byte 15 set (one 16-byte store, as in ComputeTag).</summary>
-    private static void InitialCounter(ReadOnlySpan<byte> tag, Span<byte> counterBlock)
-    {
-        Vector128<byte> counter = Vector128.Create(tag) | Vector128.Create(0UL, 0x8000000000000000UL).AsByte();
-        counter.CopyTo(counterBlock);
-    }
+    /// <summary>
+    /// The first counter block is the tag with the top bit of byte 15 set; stored by the caller as one
+    /// 16-byte write, which Ctr32's 16-byte load can take from the store buffer.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static Vector128<byte> InitialCounter(Vector128<byte> tag) =>
+        tag | Vector128.Create(0UL, 0x8000000000000000UL).AsByte();
 
     /// <summary>
     /// Moves the counter block <paramref name="blocks"/> blocks on: its first four bytes are a

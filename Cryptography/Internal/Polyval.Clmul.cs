@@ -49,16 +49,23 @@ internal readonly struct PolyvalClmul<TClmul> : IPolyval
     public static bool IsSupported => TClmul.IsSupported;
 
     /// <summary>
-    /// Stores H^1..H^n (n from <see cref="PolyvalKeyLayout.PowersFor"/>). H^e is H^(e - p) * H^p
-    /// with p the largest power of two below e, so the products form a tree of depth log2(n): 4
-    /// multiplies on the critical path for 16 powers instead of 15 in a chain, the rest overlapping.
+    /// Stores H, and with more than one power H^1..H^n (n from <see cref="PolyvalKeyLayout.PowersFor"/>).
+    /// H^e is H^(e - p) * H^p with p the largest power of two below e, so the products form a tree
+    /// of depth log2(n): 4 multiplies on the critical path for 16 powers instead of 15 in a chain,
+    /// the rest overlapping.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
     public static void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
     {
         ref Vector128<ulong> table = ref PolyvalKeyLayout.Table(in key);
         int powers = PolyvalKeyLayout.PowersFor(blockCount);
-        PolyvalKeyLayout.Store(ref table, 1, Vector128.Create<byte>(h).AsUInt64());
+        Vector128<ulong> h1 = Vector128.Create<byte>(h).AsUInt64();
+        PolyvalKeyLayout.StoreH(ref table, h1);
+        if (powers > 1)
+        {
+            PolyvalKeyLayout.Store(ref table, 1, h1);
+        }
+
         for (int half = 1; half < powers; half *= 2)
         {
             Vector128<ulong> high = PolyvalKeyLayout.Power(ref table, half);
@@ -75,13 +82,106 @@ internal readonly struct PolyvalClmul<TClmul> : IPolyval
     public static int UnusedKeyPrefixBytes(int blockCount) => PolyvalKeyLayout.UnusedPrefixBytes(blockCount);
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
+    public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks) =>
+        Update(in key, accumulator, blocks, []);
+
+    /// <summary>
+    /// <paramref name="blocks"/> then <paramref name="last"/> as one sequence. Without precomputed
+    /// powers and with 2..<see cref="MaxShortBlocks"/> blocks in all, they go through <see cref="Short"/>
+    /// together; otherwise each part through <see cref="UpdateBlocks"/>.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last)
     {
         ref Vector128<ulong> table = ref PolyvalKeyLayout.Table(in key);
-        ref byte source = ref MemoryMarshal.GetReference(blocks);
         Vector128<ulong> acc = Vector128.Create<byte>(accumulator).AsUInt64();
-        acc = UpdateBlocks(ref table, PolyvalKeyLayout.PowerCount(in key), acc, ref source, (nuint)blocks.Length);
+        int powerCount = PolyvalKeyLayout.PowerCount(in key);
+        int count = (blocks.Length + last.Length) / 16;
+        if (powerCount == 1 && count >= 2 && count <= MaxShortBlocks)
+        {
+            acc = Short(PolyvalKeyLayout.H(ref table), acc, blocks, last, count);
+        }
+        else
+        {
+            acc = UpdateBlocks(ref table, powerCount, acc, ref MemoryMarshal.GetReference(blocks), (nuint)blocks.Length);
+            acc = UpdateBlocks(ref table, powerCount, acc, ref MemoryMarshal.GetReference(last), (nuint)last.Length);
+        }
+
         acc.AsByte().CopyTo(accumulator);
+    }
+
+    /// <summary>The most blocks <see cref="Short"/> takes: three multiplications deep, as 8 coefficients are.</summary>
+    public const int MaxShortBlocks = 7;
+
+    /// <summary>
+    /// A short input (2..7 blocks, no precomputed powers) with 2 or 3 dependent multiplications
+    /// instead of one per block. With Y_1 = acc ^ X_1, the result is the polynomial
+    /// Y_1*H^n + ... + Y_n*H^1, i.e. d_1*H + d_2*H^2 + ... + d_n*H^n with d_k = Y_(n+1-k), and it is
+    /// evaluated as a tree (Estrin's scheme) instead of Horner's chain:
+    ///   e_1 = d_3*H + d_2, e_2 = d_5*H + d_4, e_3 = d_7*H + d_6          (depth 1, beside H^2)
+    ///   f_1 = e_3*H^2 + e_2                                              (depth 2, beside H^4)
+    ///   result = f_1*H^4 + e_1*H^2 + d_1*H                               (depth 3, one reduction)
+    /// Missing coefficients are zero, and their products are skipped: for n = 2 or 3 the result is
+    /// e_1*H^2 + d_1*H (depth 2). H^2 and H^4 live only in registers, like H. Each d_k is chosen by
+    /// the input's length alone, so no branch depends on the data.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static Vector128<ulong> Short(Vector128<ulong> h, Vector128<ulong> acc, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last, int count)
+    {
+        ref byte first = ref MemoryMarshal.GetReference(blocks);
+        ref byte second = ref MemoryMarshal.GetReference(last);
+        int firstCount = blocks.Length / 16;
+        Vector128<ulong> d1 = Coefficient(ref first, firstCount, ref second, count, 1, acc);
+        Vector128<ulong> d2 = Coefficient(ref first, firstCount, ref second, count, 2, acc);
+        Vector128<ulong> d3 = Coefficient(ref first, firstCount, ref second, count, 3, acc);
+        Vector128<ulong> h2 = Dot(h, h);
+        Vector128<ulong> e1 = count >= 3 ? Dot(d3, h) ^ d2 : d2;
+        Vector128<ulong> lo = TClmul.Lower(d1, h);
+        Vector128<ulong> hi = TClmul.Upper(d1, h);
+        Vector128<ulong> mid = TClmul.LowerUpper(d1, h) ^ TClmul.UpperLower(d1, h);
+        if (count >= 4)
+        {
+            Vector128<ulong> d4 = Coefficient(ref first, firstCount, ref second, count, 4, acc);
+            Vector128<ulong> d5 = Coefficient(ref first, firstCount, ref second, count, 5, acc);
+            Vector128<ulong> e2 = count >= 5 ? Dot(d5, h) ^ d4 : d4;
+            Vector128<ulong> h4 = Dot(h2, h2);
+            Vector128<ulong> f1 = e2;
+            if (count >= 6)
+            {
+                Vector128<ulong> d6 = Coefficient(ref first, firstCount, ref second, count, 6, acc);
+                Vector128<ulong> d7 = Coefficient(ref first, firstCount, ref second, count, 7, acc);
+                Vector128<ulong> e3 = count >= 7 ? Dot(d7, h) ^ d6 : d6;
+                f1 ^= Dot(e3, h2);
+            }
+
+            lo ^= TClmul.Lower(f1, h4);
+            hi ^= TClmul.Upper(f1, h4);
+            mid ^= TClmul.LowerUpper(f1, h4) ^ TClmul.UpperLower(f1, h4);
+        }
+
+        lo ^= TClmul.Lower(e1, h2);
+        hi ^= TClmul.Upper(e1, h2);
+        mid ^= TClmul.LowerUpper(e1, h2) ^ TClmul.UpperLower(e1, h2);
+        return Reduce(lo, mid, hi);
+    }
+
+    /// <summary>
+    /// d_k of <see cref="Short"/>: block count - k of the sequence <paramref name="first"/> (<paramref name="firstCount"/>
+    /// blocks) then <paramref name="second"/>, with the accumulator added to block 0; zero past the start.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static Vector128<ulong> Coefficient(ref byte first, int firstCount, ref byte second, int count, int k, Vector128<ulong> acc)
+    {
+        int index = count - k;
+        if (index < 0)
+        {
+            return Vector128<ulong>.Zero;
+        }
+
+        Vector128<ulong> block = index < firstCount
+            ? Vector128.LoadUnsafe(ref first, (nuint)(16 * index)).AsUInt64()
+            : Vector128.LoadUnsafe(ref second, (nuint)(16 * (index - firstCount))).AsUInt64();
+        return index == 0 ? block ^ acc : block;
     }
 
     /// <summary>
@@ -115,7 +215,7 @@ internal readonly struct PolyvalClmul<TClmul> : IPolyval
             return Group(ref source, offset, ref table, rest, acc);
         }
 
-        Vector128<ulong> hKey = PolyvalKeyLayout.Power(ref table, 1);
+        Vector128<ulong> hKey = PolyvalKeyLayout.H(ref table);
         for (; offset < length; offset += 16)
         {
             acc = Dot(acc ^ Vector128.LoadUnsafe(ref source, offset).AsUInt64(), hKey);
@@ -166,16 +266,17 @@ internal readonly struct PolyvalClmul<TClmul> : IPolyval
     /// multiplies the low 64 bits by 0xC200000000000000 (x^63 + x^62 + x^57: the terms of the
     /// field polynomial x^127 + x^126 + x^121 shifted down by 64) and adds it one word higher,
     /// which cancels those 64 bits; two folds clear the low 128 bits, leaving the result in the top.
+    /// The first fold's multiply reads only lo's low word, which mid does not change, so it starts
+    /// on lo as it is, beside the XORs that add mid: they are off the chain of dependent multiplies.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static Vector128<ulong> Reduce(Vector128<ulong> lo, Vector128<ulong> mid, Vector128<ulong> hi)
     {
-        Vector128<ulong> swapped = TClmul.SwapHalves(mid);
-        lo ^= swapped & Vector128.Create(0UL, ulong.MaxValue);
-        hi ^= swapped & Vector128.Create(ulong.MaxValue, 0UL);
         Vector128<ulong> polynomial = Vector128.Create(0xC200000000000000UL);
-        lo = TClmul.SwapHalves(lo) ^ TClmul.Lower(lo, polynomial);
-        lo = TClmul.SwapHalves(lo) ^ TClmul.Lower(lo, polynomial);
-        return hi ^ lo;
+        Vector128<ulong> fold = TClmul.Lower(lo, polynomial);
+        // swap(lo ^ mid.lo << 64) is swap(lo) ^ mid.lo in the low word; mid.hi goes into hi's low word.
+        lo = TClmul.SwapHalves(lo) ^ (mid & Vector128.Create(ulong.MaxValue, 0UL)) ^ fold;
+        hi ^= TClmul.SwapHalves(mid) & Vector128.Create(ulong.MaxValue, 0UL);
+        return hi ^ TClmul.SwapHalves(lo) ^ TClmul.Lower(lo, polynomial);
     }
 }

@@ -16,16 +16,34 @@ internal static class PolyvalKeyLayout
     // PolyvalKey as 16-byte entries: entry 16 - k holds H^k (k = 1..16), so the blocks of a group
     // meet consecutive entries in order and a 256-bit load of entries 2j, 2j+1 pairs with two
     // consecutive blocks. Entries 16..31 hold the same powers' Karatsuba halves (both 64-bit halves
-    // equal to h.lo ^ h.hi); entry 32 holds how many powers were computed (1, 8 or 16).
+    // equal to h.lo ^ h.hi); entry 32 holds how many powers were computed (1, 8 or 16), and entry 33
+    // holds H, which the paths that multiply by H alone read. With one power (under 8 blocks) Init
+    // writes only entries 32 and 33, so a short message's wipe covers those two, not entries 15 to 32.
     public const int MaxPowers = 16;
     public const int KaratsubaIndex = 16;
     private const int CountIndex = 32;
+    private const int HIndex = 33;
 
     /// <summary>How many powers of H pay for themselves on <paramref name="blockCount"/> blocks.</summary>
     public static int PowersFor(int blockCount) => blockCount >= 16 ? 16 : blockCount >= 8 ? 8 : 1;
 
-    /// <summary>Bytes before the first entry Init writes for <paramref name="blockCount"/> blocks (H^n at entry 16 - n).</summary>
-    public static int UnusedPrefixBytes(int blockCount) => PowerIndex(PowersFor(blockCount)) * 16;
+    /// <summary>
+    /// Bytes before the first entry Init writes for <paramref name="blockCount"/> blocks: H^n at entry
+    /// 16 - n with n powers, the count at entry 32 with one.
+    /// </summary>
+    public static int UnusedPrefixBytes(int blockCount)
+    {
+        int powers = PowersFor(blockCount);
+        return (powers == 1 ? CountIndex : PowerIndex(powers)) * 16;
+    }
+
+    /// <summary>Stores H where the one-block paths read it (entry 33), whatever the number of powers.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void StoreH(ref Vector128<ulong> table, Vector128<ulong> h) => Unsafe.Add(ref table, HIndex) = h;
+
+    /// <summary>H, as <see cref="StoreH"/> stored it.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static Vector128<ulong> H(ref Vector128<ulong> table) => Unsafe.Add(ref table, HIndex);
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static int PowerIndex(int exponent) => MaxPowers - exponent;

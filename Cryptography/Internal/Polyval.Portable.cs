@@ -71,6 +71,17 @@ internal readonly struct PolyvalPortable : IPolyval
         BurnStack();
     }
 
+    /// <summary>One block at a time either way: the two parts are two updates.</summary>
+    public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last)
+    {
+        if (!blocks.IsEmpty)
+        {
+            Update(in key, accumulator, blocks);
+        }
+
+        Update(in key, accumulator, last);
+    }
+
     [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     private static void UpdateCore(ulong h0, ulong h1, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
     {

@@ -55,6 +55,7 @@ internal readonly struct PolyvalVpclmulqdq : IPolyval
             StorePair(ref pairs, 0, Dot(h8, p8));
         }
 
+        PolyvalKeyLayout.StoreH(ref PolyvalKeyLayout.Table(in key), h1);
         PolyvalKeyLayout.SetPowerCount(ref PolyvalKeyLayout.Table(in key), powers);
     }
 
@@ -114,6 +115,23 @@ internal readonly struct PolyvalVpclmulqdq : IPolyval
         {
             PolyvalClmul<Pclmul>.Update(in key, accumulator, blocks[wide..]);
         }
+    }
+
+    /// <summary>
+    /// Without powers (under 8 blocks) the 128-bit body takes both parts as one short sequence;
+    /// with them, each part goes through the wide groups.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last)
+    {
+        if (PolyvalKeyLayout.PowerCount(in key) == 1)
+        {
+            PolyvalClmul<Pclmul>.Update(in key, accumulator, blocks, last);
+            return;
+        }
+
+        Update(in key, accumulator, blocks);
+        Update(in key, accumulator, last);
     }
 
     /// <summary>
