@@ -36,5 +36,4 @@ internal static class ContentEncodingMessages
     public const string OverlappingBatch = "The input and the destination of a batch must not overlap.";
     public const string EncryptedLengthOverflow = "The encrypted body would be longer than Int64.MaxValue bytes.";
     public const string EncryptingStreamFaulted = "An earlier write to the destination failed or was cancelled part way, so data may be missing from the body: the stream takes no more data and writes no last record, and the receiver will reject the body as truncated. Encrypt the content again as a new body.";
-    public const string Padding = "The padding length must not be negative.";
 }
