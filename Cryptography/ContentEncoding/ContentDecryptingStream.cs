@@ -66,6 +66,8 @@ public sealed class ContentDecryptingStream : Stream
     private Batch? _spare;      // the buffer the background task reads the next batch into
     private Task? _reading;     // that task, while it runs
     private bool _ready;        // the next records are in _batch, to be opened
+    private Batch? _filling;    // the batch the caller's source reads go into
+    private bool _headerEnded;  // the source ended inside the header
     private bool _endOfBody;
     private bool _disposed;
     private ExceptionDispatchInfo? _failure;
@@ -165,9 +167,9 @@ public sealed class ContentDecryptingStream : Stream
         ThrowIfUnusable();
         while (!buffer.IsEmpty)
         {
-            ReadOnlyMemory<byte> chunk = Wait(NextAsync(buffer.Length, useAsync: false, default));
+            Need need = Pump(buffer.Length, out ReadOnlyMemory<byte> chunk);
             chunk.Span.CopyTo(buffer);
-            if (!chunk.IsEmpty || !_ready)
+            if (need != Need.Open)
             {
                 return chunk.Length;
             }
@@ -212,9 +214,9 @@ public sealed class ContentDecryptingStream : Stream
         ThrowIfUnusable();
         while (!buffer.IsEmpty)
         {
-            ReadOnlyMemory<byte> chunk = await NextAsync(buffer.Length, useAsync: true, cancellationToken).ConfigureAwait(false);
+            (Need need, ReadOnlyMemory<byte> chunk) = await PumpAsync(buffer.Length, cancellationToken).ConfigureAwait(false);
             chunk.CopyTo(buffer);
-            if (!chunk.IsEmpty || !_ready)
+            if (need != Need.Open)
             {
                 return chunk.Length;
             }
@@ -252,9 +254,10 @@ public sealed class ContentDecryptingStream : Stream
     {
         ValidateCopyToArguments(destination, bufferSize);
         ThrowIfUnusable();
-        while (Wait(NextAsync(int.MaxValue, useAsync: false, default)) is var chunk && (!chunk.IsEmpty || _ready))
+        Need need;
+        while ((need = Pump(int.MaxValue, out ReadOnlyMemory<byte> chunk)) != Need.End)
         {
-            if (_ready)
+            if (need == Need.Open)
             {
                 Open(default);
             }
@@ -277,9 +280,9 @@ public sealed class ContentDecryptingStream : Stream
     {
         ValidateCopyToArguments(destination, bufferSize);
         ThrowIfUnusable();
-        while (await NextAsync(int.MaxValue, useAsync: true, cancellationToken).ConfigureAwait(false) is var chunk && (!chunk.IsEmpty || _ready))
+        while (await PumpAsync(int.MaxValue, cancellationToken).ConfigureAwait(false) is var (need, chunk) && need != Need.End)
         {
-            if (_ready)
+            if (need == Need.Open)
             {
                 Open(default);
             }
@@ -347,8 +350,6 @@ public sealed class ContentDecryptingStream : Stream
         base.Dispose(disposing);
     }
 
-    private static T Wait<T>(ValueTask<T> task) => task.IsCompletedSuccessfully ? task.Result : task.AsTask().GetAwaiter().GetResult();
-
     private static void Wait(ValueTask task)
     {
         if (!task.IsCompletedSuccessfully)
@@ -409,75 +410,190 @@ public sealed class ContentDecryptingStream : Stream
         _failure?.Throw();
     }
 
-    // The stream's reading, written once for both paths (CryptoStream's pattern: with useAsync false
-    // every call it makes is synchronous, so the ValueTask has completed when it returns). It returns
-    // up to `max` bytes of verified data, in place in the stream's buffer; or nothing, with _ready set
-    // when the next records are in the buffer, for the caller to Open (into its own buffer, when a
-    // record fits there: an async method cannot take a span); or nothing at the verified end.
-    private async ValueTask<ReadOnlyMemory<byte>> NextAsync(int max, bool useAsync, CancellationToken cancellationToken)
+    // What Step needs done before it can go on.
+    private enum Need
     {
-        try
+        Data,       // verified data is ready: the chunk
+        Bytes,      // bytes from the source, in the space it names
+        Background, // the background read to end
+        Open,       // the next records are in the buffer: the caller opens them (into its own span, if one fits)
+        End,        // the verified end of the body
+    }
+
+    // The stream's reading logic, written once and free of I/O: Pump and PumpAsync do what it asks for
+    // (a source read, a wait for the background read) and call it again, so the sync and async paths
+    // cannot drift, and a read on the sync path runs no async machinery per record.
+    private Need Step(int max, bool useAsync, out ReadOnlyMemory<byte> chunk, out Memory<byte> space)
+    {
+        chunk = default;
+        space = default;
+        if (_batch is { } batch && (batch.Taken < batch.DataLength || batch.Error is not null))
         {
-            while (!_ready)
+            int count = Math.Min(max, batch.DataLength - batch.Taken);
+            if (count == 0)
             {
-                if (_batch is { } batch && (batch.Taken < batch.DataLength || batch.Error is not null))
-                {
-                    int count = Math.Min(max, batch.DataLength - batch.Taken);
-                    if (count == 0)
-                    {
-                        throw batch.Error!;
-                    }
-
-                    batch.Taken += count;
-                    return batch.Buffer.AsMemory(batch.Taken - count, count);
-                }
-
-                if (_endOfBody)
-                {
-                    break;
-                }
-
-                if (_decryptor is null)
-                {
-                    await ReadHeaderAsync(useAsync, cancellationToken).ConfigureAwait(false);
-                    continue;
-                }
-
-                await FillNextAsync(useAsync, cancellationToken).ConfigureAwait(false);
-                _ready = true;
+                throw batch.Error!;
             }
 
-            return default;
+            batch.Taken += count;
+            chunk = batch.Buffer.AsMemory(batch.Taken - count, count);
+            return Need.Data;
         }
-        catch (ContentEncodingException exception)
+
+        if (_ready || _endOfBody)
         {
-            // A failure of the body is final; the buffers, which may hold plaintext, are wiped at once.
-            _failure = ExceptionDispatchInfo.Capture(exception);
-            _batch?.Wipe();
-            if (_reading is null)
+            return _ready ? Need.Open : Need.End;
+        }
+
+        if (_decryptor is null)
+        {
+            return NextHeaderRead(out space) ? Need.Bytes : Step(max, useAsync, out chunk, out space);
+        }
+
+        Batch current = _batch ??= new Batch();
+        int recordSize = _decryptor.Header.RecordSize;
+        if (current.Spent && RecordBatch.Applies(MaxDegreeOfParallelism, recordSize) && _decryptor.RecordCount * (recordSize - ContentEncryption.TagSize) >= RecordBatch.StartBytes)
+        {
+            _recordsPerBatch = RecordBatch.RecordsPerBatch(recordSize);
+        }
+
+        if (_recordsPerBatch == 1)
+        {
+            current.Carry(current);
+            if (NextRecordsRead(_filling = current, out space))
             {
-                _spare?.Wipe();
+                return Need.Bytes;
+            }
+        }
+        else
+        {
+            if (_reading is { } reading)
+            {
+                if (!reading.IsCompleted)
+                {
+                    return Need.Background;
+                }
+
+                // A source error of the background read comes out here, once; the bytes it read are kept.
+                _reading = null;
+                if (reading.Exception?.InnerException is { } error)
+                {
+                    ExceptionDispatchInfo.Throw(error);
+                }
             }
 
-            throw;
+            Batch next = _spare ??= new Batch();
+            next.Carry(current);
+            if (NextRecordsRead(_filling = next, out space))
+            {
+                return Need.Bytes;
+            }
+
+            (_batch, _spare) = (next, current);
+            if (!next.SourceEnded)
+            {
+                // The background task only reads: it never touches the keys or a record's plaintext.
+                current.Carry(next);
+                _reading = ReadAhead(current, useAsync);
+            }
+        }
+
+        _filling = null;
+        _ready = true;
+        return Need.Open;
+    }
+
+    // Counts what a source read into Step's space returned. Every byte is counted as it arrives, so an
+    // exception from the source (which skips this) loses nothing and a retry resumes.
+    private void Deliver(int read)
+    {
+        if (_filling is { } batch)
+        {
+            batch.Received += read;
+            batch.SourceEnded = read == 0;
+        }
+        else
+        {
+            _headerReceived += read;
+            _headerEnded = read == 0;
         }
     }
 
-    // Reads the header, its fixed part first and then the key id that part announces, and derives
-    // the keys. A source that ends before the header is complete leaves a short header, which Parse rejects.
-    private async ValueTask ReadHeaderAsync(bool useAsync, CancellationToken cancellationToken)
+    private Need Pump(int max, out ReadOnlyMemory<byte> chunk)
+    {
+        try
+        {
+            while (true)
+            {
+                switch (Step(max, useAsync: false, out chunk, out Memory<byte> space))
+                {
+                    case Need.Bytes:
+                        Deliver(_source.Read(space.Span));
+                        break;
+                    case Need.Background:
+                        ((IAsyncResult)_reading!).AsyncWaitHandle.WaitOne();
+                        break;
+                    case var need:
+                        return need;
+                }
+            }
+        }
+        catch (ContentEncodingException exception)
+        {
+            throw Fail(exception);
+        }
+    }
+
+    private async ValueTask<(Need Need, ReadOnlyMemory<byte> Chunk)> PumpAsync(int max, CancellationToken cancellationToken)
+    {
+        try
+        {
+            while (true)
+            {
+                switch (Step(max, useAsync: true, out ReadOnlyMemory<byte> chunk, out Memory<byte> space))
+                {
+                    case Need.Bytes:
+                        Deliver(await _source.ReadAsync(space, cancellationToken).ConfigureAwait(false));
+                        break;
+                    case Need.Background:
+                        // Step sees how the read ended; a cancelled wait leaves the read running.
+                        await ((Task)_reading!.ContinueWith(static _ => { }, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default)).WaitAsync(cancellationToken).ConfigureAwait(false);
+                        break;
+                    case var need:
+                        return (need, chunk);
+                }
+            }
+        }
+        catch (ContentEncodingException exception)
+        {
+            throw Fail(exception);
+        }
+    }
+
+    // A failure of the body is final; the buffers, which may hold plaintext, are wiped at once.
+    private ContentEncodingException Fail(ContentEncodingException exception)
+    {
+        _failure = ExceptionDispatchInfo.Capture(exception);
+        _batch?.Wipe();
+        if (_reading is null)
+        {
+            _spare?.Wipe();
+        }
+
+        return exception;
+    }
+
+    // Where the header's next bytes go: its fixed part first, then the key id that part announces.
+    // False once it is complete, or the source ended (a short header, which Parse rejects): then the
+    // keys are derived.
+    private bool NextHeaderRead(out Memory<byte> space)
     {
         _header ??= new byte[ContentEncodingHeader.FixedLength + 255];
-        while (true)
+        int wanted = ContentEncodingHeader.TryGetLength(_header.AsSpan(0, _headerReceived), out int length) ? length : ContentEncodingHeader.FixedLength;
+        space = _header.AsMemory(_headerReceived, wanted - _headerReceived);
+        if (!space.IsEmpty && !_headerEnded)
         {
-            int wanted = ContentEncodingHeader.TryGetLength(_header.AsSpan(0, _headerReceived), out int length) ? length : ContentEncodingHeader.FixedLength;
-            Memory<byte> space = _header.AsMemory(_headerReceived, wanted - _headerReceived);
-            int read = space.IsEmpty ? 0 : useAsync ? await _source.ReadAsync(space, cancellationToken).ConfigureAwait(false) : _source.Read(space.Span);
-            _headerReceived += read;
-            if (read == 0)
-            {
-                break;
-            }
+            return true;
         }
 
         ContentEncodingHeader parsed = ContentEncodingHeader.Parse(_header.AsSpan(0, _headerReceived), _options.MaxRecordSize);
@@ -490,78 +606,40 @@ public sealed class ContentDecryptingStream : Stream
             CryptographicOperations.ZeroMemory(_inputKeyingMaterial);
             _inputKeyingMaterial = null;
         }
+
+        return false;
     }
 
-    // Makes _batch hold the next records: a batch of them and one byte more, or what the source held
-    // up to its end. On the one-record path the buffer is refilled in place; on the parallel path the
-    // batch the background task read becomes current, and the task starts on the next.
-    private async ValueTask FillNextAsync(bool useAsync, CancellationToken cancellationToken)
-    {
-        Batch current = _batch ??= new Batch();
-        int recordSize = _decryptor!.Header.RecordSize;
-        if (current.Spent && RecordBatch.Applies(MaxDegreeOfParallelism, recordSize) && _decryptor.RecordCount * (recordSize - ContentEncryption.TagSize) >= RecordBatch.StartBytes)
-        {
-            _recordsPerBatch = RecordBatch.RecordsPerBatch(recordSize);
-        }
-
-        if (_recordsPerBatch == 1)
-        {
-            current.Carry(current);
-            await FillAsync(current, useAsync, cancellationToken).ConfigureAwait(false);
-            return;
-        }
-
-        Batch next = _spare ??= new Batch();
-        if (_reading is { } reading)
-        {
-            // A source error of the background read comes out here, once; the bytes it read are kept,
-            // and FillAsync below goes on from them. A cancelled wait leaves the read running.
-            try
-            {
-                await (useAsync ? reading.WaitAsync(cancellationToken) : reading).ConfigureAwait(false);
-            }
-            catch when (reading.IsCompleted)
-            {
-                _reading = null;
-                throw;
-            }
-
-            _reading = null;
-        }
-
-        next.Carry(current);
-        await FillAsync(next, useAsync, cancellationToken).ConfigureAwait(false);
-        (_batch, _spare) = (next, current);
-        if (!next.SourceEnded)
-        {
-            // The background task only reads: it never touches the keys or a record's plaintext.
-            current.Carry(next);
-            _reading = ReadAhead(current, useAsync);
-        }
-    }
-
-    // Its own method: a lambda capturing FillNextAsync's parameters would allocate its closure at every call.
-    private Task ReadAhead(Batch batch, bool useAsync) =>
-        Task.Run(async () => await FillAsync(batch, useAsync, CancellationToken.None).ConfigureAwait(false));
-
-    // Reads into the batch until it holds its records and one byte more, or the source ends. Each read
-    // is counted as it returns, so an exception from the source loses nothing and a retry resumes.
-    private async ValueTask FillAsync(Batch batch, bool useAsync, CancellationToken cancellationToken)
+    // Where the batch's next bytes go: it holds its records and one byte more, or what the source
+    // held up to its end, when this returns false.
+    private bool NextRecordsRead(Batch batch, out Memory<byte> space)
     {
         int target = (_recordsPerBatch * _decryptor!.Header.RecordSize) + 1;
-        while (!batch.SourceEnded && batch.Received < target)
+        space = default;
+        if (batch.SourceEnded || batch.Received >= target)
         {
-            if (batch.Buffer is null || batch.Received == batch.Buffer.Length)
-            {
-                Grow(batch, target);
-            }
+            return false;
+        }
 
-            Memory<byte> space = batch.Buffer.AsMemory(batch.Received, Math.Min(batch.Buffer!.Length, target) - batch.Received);
-            int read = useAsync ? await _source.ReadAsync(space, cancellationToken).ConfigureAwait(false) : _source.Read(space.Span);
+        if (batch.Buffer is null || batch.Received == batch.Buffer.Length)
+        {
+            Grow(batch, target);
+        }
+
+        space = batch.Buffer.AsMemory(batch.Received, Math.Min(batch.Buffer!.Length, target) - batch.Received);
+        return true;
+    }
+
+    // Its own method: a lambda capturing Step's parameters would allocate its closure at every call.
+    private Task ReadAhead(Batch batch, bool useAsync) => Task.Run(async () =>
+    {
+        while (NextRecordsRead(batch, out Memory<byte> space))
+        {
+            int read = useAsync ? await _source.ReadAsync(space).ConfigureAwait(false) : _source.Read(space.Span);
             batch.Received += read;
             batch.SourceEnded = read == 0;
         }
-    }
+    });
 
     // The buffer starts small and doubles when full, up to the batch: memory follows the bytes that
     // have arrived, not the record size the header claims (a header costs an attacker 21 bytes). A
