@@ -3,9 +3,9 @@
 // leaves no copy of the plaintext behind), from PinnedBuffers, and wiped before it goes back. A full
 // record is sealed only when more data arrives, because only then is it known not to be the last;
 // FlushFinalBlock (or Dispose) seals the last one. With MaxDegreeOfParallelism above 1, past the first
-// 1 MiB, the buffer holds a batch of about 512 KiB of records, sealed in place on several threads,
-// and a background task writes a sealed batch while the caller fills the next: the background task
-// only writes ciphertext, every record is sealed inside a call of the caller's.
+// 1 MiB, the buffer holds a batch of about 512 KiB of data, sealed on several threads into one of two
+// output buffers, and a background task writes a sealed batch while the caller fills the next: the
+// background task only writes ciphertext, every record is sealed inside a call of the caller's.
 
 using System;
 using System.IO;
@@ -44,9 +44,10 @@ public sealed class ContentEncryptingStream : Stream
     private readonly ContentEncryptor _encryptor;
     private readonly int _maxData;
     private int _recordsPerBatch = 1;
-    private byte[]? _buffer;    // record i's data at i × rs, sealed there in place
+    private byte[]? _buffer;    // the data: one record's, sealed there in place, or a batch's
     private int _count;         // the data bytes in it
-    private byte[]? _spare;     // the batch the background task writes, on the parallel path
+    private byte[]? _output;    // a batch's sealed records, on the parallel path
+    private byte[]? _spare;     // the batch of records the background task writes
     private Task? _writing;     // that task, while it runs
 
     // CopyFrom's one byte read past a full buffer (pinned, and zeroed after each use).
@@ -371,11 +372,15 @@ public sealed class ContentEncryptingStream : Stream
             PinnedBuffers.Return(buffer);   // wipes it
         }
 
-        if (_spare is { } spare)
+        foreach (byte[]? records in (ReadOnlySpan<byte[]?>)[_output, _spare])
         {
-            _spare = null;
-            PinnedBuffers.Return(spare, holdsOnlyPublicData: true);   // sealed records only
+            if (records is not null)
+            {
+                PinnedBuffers.Return(records, holdsOnlyPublicData: true);   // sealed records only
+            }
         }
+
+        _output = _spare = null;
     }
 
     private void ValidateSource(Stream source)
@@ -406,42 +411,31 @@ public sealed class ContentEncryptingStream : Stream
         }
     }
 
-    // Where the next data byte goes: record (_count / maxData)'s slot, up to the end of that record's data.
-    private Memory<byte> Space()
-    {
-        int slot = _count / _maxData;
-        int offset = _count - (slot * _maxData);
-        return _buffer.AsMemory((slot * _encryptor.RecordSize) + offset, _maxData - offset);
-    }
+    // Where the next data goes: one stretch, so that CopyFrom reads a whole batch at a time.
+    private Memory<byte> Space() => _buffer.AsMemory(_count, Capacity - _count);
 
     // Copies what fits of `data` into the buffer; returns how much.
     private int Take(ReadOnlySpan<byte> data)
     {
-        int taken = 0;
-        while (taken < data.Length && _count < Capacity)
-        {
-            Span<byte> space = Space().Span;
-            int n = Math.Min(space.Length, data.Length - taken);
-            data.Slice(taken, n).CopyTo(space);
-            _count += n;
-            taken += n;
-        }
-
-        return taken;
+        int take = Math.Min(Capacity - _count, data.Length);
+        data[..take].CopyTo(_buffer.AsSpan(_count));
+        _count += take;
+        return take;
     }
 
-    // Seals the buffered data in place: every full record but, at the end of the body, the final one,
-    // which is sealed as the last. Returns the length of the records.
+    // Seals the buffered data: every full record but, at the end of the body, the final one, which is
+    // sealed as the last. One record is sealed in place; a batch, on several threads, into _output.
+    // Returns the length of the records.
     private int Seal(bool isLast)
     {
         int recordSize = _encryptor.RecordSize;
+        byte[] records = _recordsPerBatch == 1 ? _buffer! : _output ??= PinnedBuffers.Rent(_recordsPerBatch * recordSize);
         int full = isLast ? Math.Max(0, _count - 1) / _maxData : _count / _maxData;
-        _encryptor.SealFullRecords(_buffer, recordSize, _buffer, full, MaxDegreeOfParallelism);
+        _encryptor.SealFullRecords(_buffer, _maxData, records, full, MaxDegreeOfParallelism);
         int length = full * recordSize;
         if (isLast)
         {
-            Span<byte> last = _buffer.AsSpan(length);
-            length += _encryptor.EncryptRecord(last[..(_count - (full * _maxData))], last, isLastRecord: true);
+            length += _encryptor.EncryptRecord(_buffer.AsSpan(full * _maxData, _count - (full * _maxData)), records.AsSpan(length), isLastRecord: true);
         }
 
         _count = 0;
@@ -459,7 +453,7 @@ public sealed class ContentEncryptingStream : Stream
     {
         try
         {
-            await SendAsync(Seal(isLast: false), useAsync, cancellationToken).ConfigureAwait(false);
+            await SendAsync(Seal(isLast: false), isLast: false, useAsync, cancellationToken).ConfigureAwait(false);
         }
         catch (Exception exception)
         {
@@ -471,15 +465,15 @@ public sealed class ContentEncryptingStream : Stream
         if (_recordsPerBatch == 1 && RecordBatch.Applies(MaxDegreeOfParallelism, recordSize) && _encryptor.RecordCount * _maxData >= RecordBatch.StartBytes)
         {
             _recordsPerBatch = RecordBatch.RecordsPerBatch(recordSize);
-            PinnedBuffers.Return(_buffer!, holdsOnlyPublicData: true);   // sealed records only
-            _buffer = PinnedBuffers.Rent(_recordsPerBatch * recordSize);
+            PinnedBuffers.Return(_buffer!, holdsOnlyPublicData: true);   // a sealed record only
+            _buffer = PinnedBuffers.Rent(Capacity);
         }
     }
 
     // Sends `length` bytes of sealed records, after the header before the first. On the parallel path
-    // a background task writes them while the caller fills the other buffer; it must have finished
-    // the batch before (whose buffer is the next to fill) first.
-    private async ValueTask SendAsync(int length, bool useAsync, CancellationToken cancellationToken)
+    // a background task writes a batch while the caller fills the next, once it has finished the
+    // batch before (whose buffer is the next to seal into); the last records go out from here.
+    private async ValueTask SendAsync(int length, bool isLast, bool useAsync, CancellationToken cancellationToken)
     {
         if (!_headerWritten)
         {
@@ -489,15 +483,15 @@ public sealed class ContentEncryptingStream : Stream
             _headerWritten = true;
         }
 
-        if (_recordsPerBatch == 1)
+        await WrittenAsync(useAsync, cancellationToken).ConfigureAwait(false);
+        if (_recordsPerBatch == 1 || isLast)
         {
-            await WriteAsync(_destination, _buffer.AsMemory(0, length), useAsync, cancellationToken).ConfigureAwait(false);
+            await WriteAsync(_destination, (_recordsPerBatch == 1 ? _buffer : _output).AsMemory(0, length), useAsync, cancellationToken).ConfigureAwait(false);
             return;
         }
 
-        await WrittenAsync(useAsync, cancellationToken).ConfigureAwait(false);
-        byte[] sealedBatch = _buffer!;
-        (_buffer, _spare) = (_spare ?? PinnedBuffers.Rent(sealedBatch.Length), sealedBatch);
+        byte[] sealedBatch = _output!;
+        (_output, _spare) = (_spare, sealedBatch);
         _writing = WriteBehind(sealedBatch.AsMemory(0, length), useAsync);
     }
 
@@ -602,10 +596,7 @@ public sealed class ContentEncryptingStream : Stream
 
         try
         {
-            int length = Seal(isLast: true);
-            _recordsPerBatch = 1;   // the last records go out from the caller's thread, after the batch before
-            await WrittenAsync(useAsync, cancellationToken).ConfigureAwait(false);
-            await SendAsync(length, useAsync, cancellationToken).ConfigureAwait(false);
+            await SendAsync(Seal(isLast: true), isLast: true, useAsync, cancellationToken).ConfigureAwait(false);
         }
         catch (Exception exception)
         {
