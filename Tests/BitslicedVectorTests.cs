@@ -1,0 +1,112 @@
+// The bitsliced SIMD backend's own pieces (Aes.Bitsliced.cs), beyond the equivalence with the
+// portable backend that EquivalenceTests runs for every backend: its S-box circuit on every input,
+// and FIPS-197's known answers, so a failure says whether the circuit, the key schedule or the
+// rounds went wrong.
+
+using System;
+using System.Runtime.Intrinsics;
+using Cryptography;
+using Cryptography.Internal;
+using NUnit.Framework;
+
+namespace Tests;
+
+[TestFixture]
+public class BitslicedVectorTests
+{
+    [SetUp]
+    public void RequireBackend()
+    {
+        if (!Backends.IsSupported(AesGcmSivBackend.BitslicedVector))
+        {
+            Assert.Ignore("no 128-bit SIMD with a byte shuffle here");
+        }
+    }
+
+    [Test]
+    public void SubBytesIsTheSboxOnEveryByteInEveryPosition()
+    {
+        // The scalar portable backend's SubWord (checked against RFC 8452 end to end) is the reference.
+        for (int b = 0; b < 256; b++)
+        {
+            byte[] input = new byte[16];
+            for (int position = 0; position < 16; position++)
+            {
+                input[position] = (byte)(b + (position * 17));
+            }
+
+            byte[] actual = new byte[16];
+            AesBitsliced.SubBytes(Vector128.Create(input)).CopyTo(actual);
+            for (int position = 0; position < 16; position++)
+            {
+                byte expected = (byte)AesPortable.SubWord(input[position]);
+                Assert.That(actual[position], Is.EqualTo(expected), $"input {input[position]:x2} at byte {position}");
+            }
+        }
+    }
+
+    // FIPS-197 Appendix C.1 and C.3: one block, then the same block in every place of a group of 8.
+    [TestCase("000102030405060708090a0b0c0d0e0f", "69c4e0d86a7b0430d8cdb78070b4c55a")]
+    [TestCase("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f", "8ea2b7ca516745bfeafc49904b496089")]
+    public void Fips197KnownAnswer(string key, string ciphertext)
+    {
+        byte[] plaintext = Convert.FromHexString("00112233445566778899aabbccddeeff");
+        Primitives backend = Primitives.For(AesGcmSivBackend.BitslicedVector);
+        Assert.That(Convert.ToHexStringLower(backend.EncryptBlocks(Convert.FromHexString(key), plaintext)), Is.EqualTo(ciphertext));
+        for (int blocks = 2; blocks <= 9; blocks++)
+        {
+            byte[] many = new byte[blocks * 16];
+            for (int i = 0; i < blocks; i++)
+            {
+                plaintext.CopyTo(many, i * 16);
+            }
+
+            byte[] encrypted = backend.EncryptBlocks(Convert.FromHexString(key), many);
+            for (int i = 0; i < blocks; i++)
+            {
+                Assert.That(Convert.ToHexStringLower(encrypted.AsSpan(i * 16, 16)), Is.EqualTo(ciphertext), $"block {i} of {blocks}");
+            }
+        }
+    }
+
+    [Test]
+    public void ExpandKeyRejectsOtherKeySizes() =>
+        Assert.Throws<ArgumentException>(() =>
+        {
+            AesKeySchedule schedule = default;
+            AesBitsliced.ExpandKey(new byte[24], ref schedule);
+        });
+
+    [TestCase(9)]
+    [TestCase(12)]
+    public void OtherRoundCountsAreRejected(int rounds)
+    {
+        AesKeySchedule schedule = default;
+        Assert.Throws<ArgumentOutOfRangeException>(() => AesBitsliced.EncryptBlocks(in schedule, rounds, new byte[16], new byte[16]));
+        Assert.Throws<ArgumentOutOfRangeException>(() => AesBitsliced.Ctr32(in schedule, rounds, new byte[16], new byte[16], new byte[16]));
+    }
+
+    [Test]
+    public void MismatchedLengthsAreRejected()
+    {
+        AesKeySchedule schedule = default;
+        Assert.Throws<ArgumentException>(() => AesBitsliced.EncryptBlocks(in schedule, 10, new byte[16], new byte[32]));
+        Assert.Throws<ArgumentException>(() => AesBitsliced.EncryptBlocks(in schedule, 10, new byte[15], new byte[15]));
+        Assert.Throws<ArgumentException>(() => AesBitsliced.Ctr32(in schedule, 10, new byte[15], new byte[16], new byte[16]));
+        Assert.Throws<ArgumentException>(() => AesBitsliced.Ctr32(in schedule, 10, new byte[16], new byte[16], new byte[17]));
+    }
+
+    [Test]
+    public void TheScheduleIsOrdinaryRoundKeysAndNothingOfALongerKeyStays()
+    {
+        // FIPS-197 Appendix A.1's last round key; then an AES-256 schedule overwritten by AES-128's.
+        AesKeySchedule schedule = default;
+        AesBitsliced.ExpandKey(new byte[32], ref schedule);
+        AesBitsliced.ExpandKey(Convert.FromHexString("2b7e151628aed2a6abf7158809cf4f3c"), ref schedule);
+        byte[] bytes = System.Runtime.InteropServices.MemoryMarshal.AsBytes((Span<ulong>)schedule).ToArray();
+        Assert.That(Convert.ToHexStringLower(bytes.AsSpan(160, 16)), Is.EqualTo("d014f9a8c9ee2589e13f0cc8b6630ca6"));
+        Assert.That(AesBitsliced.ScheduleBytes(10), Is.EqualTo(176));
+        Assert.That(AesBitsliced.ScheduleBytes(14), Is.EqualTo(240));
+        Assert.That(bytes.AsSpan(176).IndexOfAnyExcept((byte)0), Is.EqualTo(-1));
+    }
+}
