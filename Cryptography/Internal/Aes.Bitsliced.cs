@@ -36,6 +36,49 @@ using System.Security.Cryptography;
 
 namespace Cryptography.Internal;
 
+/// <summary>A wider bitsliced CTR that runs first over whole groups of its size (Aes.BitslicedAvx2.cs).</summary>
+internal interface IBitslicedWide
+{
+    /// <summary>
+    /// CTR32 over the whole groups at the start of <paramref name="input"/>, from
+    /// <paramref name="counter"/>, which moves on past them; returns the bytes done (0 when this
+    /// machine cannot run it). Arguments are checked by the caller.
+    /// </summary>
+    static abstract int Ctr32(in AesKeySchedule schedule, int rounds, ref Vector128<uint> counter, ReadOnlySpan<byte> input, Span<byte> output);
+}
+
+/// <summary>No wider CTR: everything in eight-block passes (what ARM64 runs; tests run it on x64 too).</summary>
+internal readonly struct NoWideBitsliced : IBitslicedWide
+{
+    public static int Ctr32(in AesKeySchedule schedule, int rounds, ref Vector128<uint> counter, ReadOnlySpan<byte> input, Span<byte> output) => 0;
+}
+
+/// <summary>
+/// The BitslicedVector backend's AES: <see cref="AesBitsliced"/>, with the bulk of CTR in
+/// <typeparamref name="TWide"/>'s wider passes where the machine has them.
+/// </summary>
+internal readonly struct AesBitslicedVector<TWide> : IAes
+    where TWide : IBitslicedWide
+{
+    public static bool IsSupported => AesBitsliced.IsSupported;
+
+    public static int ScheduleBytes(int rounds) => AesBitsliced.ScheduleBytes(rounds);
+
+    public static void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule) => AesBitsliced.ExpandKey(key, ref schedule);
+
+    /// <summary>Key derivation (4 or 6 blocks) and the tag (1 block) fit one eight-block pass.</summary>
+    public static void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output) =>
+        AesBitsliced.EncryptBlocks(in schedule, rounds, input, output);
+
+    public static void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
+    {
+        AesBitsliced.CheckCtr32Arguments(rounds, counterBlock, input, output);
+        Vector128<uint> counter = Vector128.Create<byte>(counterBlock).AsUInt32();
+        int done = TWide.Ctr32(in schedule, rounds, ref counter, input, output);
+        AesBitsliced.Ctr32(in schedule, rounds, counter, input[done..], output[done..]);
+    }
+}
+
 /// <summary>AES bitsliced across <see cref="Vector128{T}"/> lanes, eight blocks per pass (Käsper-Schwabe).</summary>
 internal readonly struct AesBitsliced : IAes
 {
@@ -213,6 +256,22 @@ internal readonly struct AesBitsliced : IAes
 
     public static void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
     {
+        CheckCtr32Arguments(rounds, counterBlock, input, output);
+        Ctr32(in schedule, rounds, Vector128.Create<byte>(counterBlock).AsUInt32(), input, output);
+    }
+
+    /// <summary>CTR32 from a counter block held as four little-endian words; arguments checked by the caller.</summary>
+    internal static void Ctr32(in AesKeySchedule schedule, int rounds, Vector128<uint> counter, ReadOnlySpan<byte> input, Span<byte> output)
+    {
+        if (input.Length != 0)
+        {
+            Ctr32Core(in schedule, rounds, counter, input, output);
+            BurnStack();
+        }
+    }
+
+    internal static void CheckCtr32Arguments(int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
+    {
         CheckRounds(rounds);
         if (counterBlock.Length != 16)
         {
@@ -222,9 +281,6 @@ internal readonly struct AesBitsliced : IAes
         {
             throw new ArgumentException("Input and output lengths differ.", nameof(output));
         }
-
-        Ctr32Core(in schedule, rounds, Vector128.Create<byte>(counterBlock).AsUInt32(), input, output);
-        BurnStack();
     }
 
     [SkipLocalsInit] // the round-key planes and the tail's keystream are written before they are read, and wiped
