@@ -50,13 +50,38 @@ internal readonly struct NativeWideningMultiply : IWideningMultiply
         Sse2WideningMultiply.IsSupported ? Sse2WideningMultiply.Multiply(a, b) : AdvSimdWideningMultiply.Multiply(a, b);
 }
 
+/// <summary>A wider POLYVAL loop that takes the bulk of an update (Polyval.WideningAvx2.cs).</summary>
+internal interface IPolyvalWide
+{
+    /// <summary>
+    /// Continues POLYVAL from <paramref name="acc"/> over an even number of blocks at
+    /// <paramref name="source"/> (<paramref name="length"/> bytes, at least 64) and returns the new
+    /// accumulator in <paramref name="acc"/>; <paramref name="hSquared"/> is dot(H, H) and
+    /// <paramref name="hParts"/> H's 20 operand parts (PolyvalWidening's table). False, with nothing
+    /// done, when this machine cannot run it.
+    /// </summary>
+    static abstract bool TryUpdate(ref Vector128<ulong> hParts, Vector128<ulong> hSquared, ref Vector128<ulong> acc, ref byte source, nuint length);
+}
+
+/// <summary>No wider loop: one block at a time (what ARM64 runs; tests run it on x64 too).</summary>
+internal readonly struct NoWidePolyval : IPolyvalWide
+{
+    public static bool TryUpdate(ref Vector128<ulong> hParts, Vector128<ulong> hSquared, ref Vector128<ulong> acc, ref byte source, nuint length) => false;
+}
+
 /// <summary>POLYVAL from masked 32-bit lane multiplies (BearSSL ctmul32 technique) on 128-bit vectors.</summary>
-internal readonly struct PolyvalWidening<TMultiply> : IPolyval
+internal readonly struct PolyvalWidening<TMultiply, TWide> : IPolyval
     where TMultiply : IWideningMultiply
+    where TWide : IPolyvalWide
 {
     // Key layout (PolyvalKey as 16-byte entries): entry 4k + i is H's operand vector k (0..4, see
-    // Operands) with only the bits = i (mod 4) of each lane's low 32 bits kept.
-    private const int Entries = 20;
+    // Operands) with only the bits = i (mod 4) of each lane's low 32 bits kept; entry 20 is
+    // dot(H, H) for the wide loop, and entry 21 says (all ones) whether it was computed.
+    private const int SquareIndex = 20;
+    private const int FlagIndex = 21;
+
+    /// <summary>Fewer blocks than this go one at a time: the wide loop's set-up costs about one block.</summary>
+    internal const int WideBlocks = 4;
 
     public static bool IsSupported => TMultiply.IsSupported && Vector128.IsHardwareAccelerated;
 
@@ -77,9 +102,14 @@ internal readonly struct PolyvalWidening<TMultiply> : IPolyval
         StoreParts(ref table, 8, g2);
         StoreParts(ref table, 12, g3);
         StoreParts(ref table, 16, g4);
+
+        // blockCount is public (a length): whether the wide loop can run is too.
+        bool wide = blockCount >= WideBlocks;
+        Unsafe.Add(ref table, SquareIndex) = wide ? Dot(ref table, Vector128.Create<byte>(h).AsUInt64()) : Vector128<ulong>.Zero;
+        Unsafe.Add(ref table, FlagIndex) = wide ? Vector128<ulong>.AllBitsSet : Vector128<ulong>.Zero;
     }
 
-    /// <summary>Init writes the first 20 entries; the wipe covers the whole key (it is small next to the work).</summary>
+    /// <summary>Init writes the first 22 entries; the wipe covers the whole key (it is small next to the work).</summary>
     public static int UnusedKeyPrefixBytes(int blockCount) => 0;
 
     public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
@@ -94,8 +124,24 @@ internal readonly struct PolyvalWidening<TMultiply> : IPolyval
         }
 
         ref Vector128<ulong> table = ref Unsafe.As<PolyvalKey, Vector128<ulong>>(ref Unsafe.AsRef(in key));
+        ref byte source = ref MemoryMarshal.GetReference(blocks);
         Vector128<ulong> acc = Vector128.Create<byte>(accumulator).AsUInt64();
-        acc = UpdateBlocks(ref table, acc, ref MemoryMarshal.GetReference(blocks), (nuint)blocks.Length);
+        nuint length = (nuint)blocks.Length;
+
+        // Lengths and the flag are public. An odd block first, so that the wide loop gets pairs.
+        if (length >= WideBlocks * 16 && Unsafe.Add(ref table, FlagIndex) != Vector128<ulong>.Zero)
+        {
+            nuint odd = length & 16;
+            acc = UpdateBlocks(ref table, acc, ref source, odd);
+            source = ref Unsafe.Add(ref source, odd);
+            length -= odd;
+            if (TWide.TryUpdate(ref table, Unsafe.Add(ref table, SquareIndex), ref acc, ref source, length))
+            {
+                length = 0;
+            }
+        }
+
+        acc = UpdateBlocks(ref table, acc, ref source, length);
         acc.AsByte().CopyTo(accumulator);
         BurnStack();
     }
