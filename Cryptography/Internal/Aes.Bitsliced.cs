@@ -203,6 +203,7 @@ internal readonly struct AesBitsliced : IAes
     private static Vector128<byte> Spread(Vector128<byte> value, byte bit) =>
         Vector128.Equals(value & Vector128.Create(bit), Vector128.Create(bit));
 
+    [SkipLocalsInit] // the planes are written before they are read, and wiped
     public static void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output)
     {
         CheckRounds(rounds);
@@ -215,15 +216,18 @@ internal readonly struct AesBitsliced : IAes
             throw new ArgumentException("Input length must be a multiple of 16.", nameof(input));
         }
 
-        EncryptBlocksCore(in schedule, rounds, input, output);
+        // The planes live in this frame, not the core's: so the core's frame is small and the burn
+        // below this one covers it and Encrypt8's, where the S-box's spills are.
+        Unsafe.SkipInit(out RoundKeyPlanes planes);
+        EncryptBlocksCore(in schedule, rounds, input, output, ref planes);
+        Wipe(ref planes);
         BurnStack();
     }
 
-    [SkipLocalsInit] // the round-key planes are written before they are read, and wiped
+    [SkipLocalsInit] // the group is written before it is read, and wiped
     [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
-    private static void EncryptBlocksCore(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output)
+    private static void EncryptBlocksCore(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output, ref RoundKeyPlanes planes)
     {
-        Unsafe.SkipInit(out RoundKeyPlanes planes);
         Unsafe.SkipInit(out Group group);
         ref Vector128<byte> keys = ref SpreadRoundKeys(in schedule, rounds, ref planes);
         ref byte source = ref MemoryMarshal.GetReference(input);
@@ -251,7 +255,6 @@ internal readonly struct AesBitsliced : IAes
         }
 
         Wipe(ref group);
-        Wipe(ref planes);
     }
 
     public static void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
@@ -261,11 +264,15 @@ internal readonly struct AesBitsliced : IAes
     }
 
     /// <summary>CTR32 from a counter block held as four little-endian words; arguments checked by the caller.</summary>
+    [SkipLocalsInit] // the planes are written before they are read, and wiped
     internal static void Ctr32(in AesKeySchedule schedule, int rounds, Vector128<uint> counter, ReadOnlySpan<byte> input, Span<byte> output)
     {
         if (input.Length != 0)
         {
-            Ctr32Core(in schedule, rounds, counter, input, output);
+            // In this frame, as in EncryptBlocks.
+            Unsafe.SkipInit(out RoundKeyPlanes planes);
+            Ctr32Core(in schedule, rounds, counter, input, output, ref planes);
+            Wipe(ref planes);
             BurnStack();
         }
     }
@@ -283,11 +290,10 @@ internal readonly struct AesBitsliced : IAes
         }
     }
 
-    [SkipLocalsInit] // the round-key planes and the tail's keystream are written before they are read, and wiped
+    [SkipLocalsInit] // the group is written before it is read, and wiped
     [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
-    private static void Ctr32Core(in AesKeySchedule schedule, int rounds, Vector128<uint> counter, ReadOnlySpan<byte> input, Span<byte> output)
+    private static void Ctr32Core(in AesKeySchedule schedule, int rounds, Vector128<uint> counter, ReadOnlySpan<byte> input, Span<byte> output, ref RoundKeyPlanes planes)
     {
-        Unsafe.SkipInit(out RoundKeyPlanes planes);
         ref Vector128<byte> keys = ref SpreadRoundKeys(in schedule, rounds, ref planes);
         ref byte source = ref MemoryMarshal.GetReference(input);
         ref byte destination = ref MemoryMarshal.GetReference(output);
@@ -328,7 +334,6 @@ internal readonly struct AesBitsliced : IAes
         }
 
         Wipe(ref group);
-        Wipe(ref planes);
     }
 
     /// <summary>Eight counter blocks from <paramref name="counter"/> on, which moves on by eight.</summary>
@@ -704,9 +709,10 @@ internal readonly struct AesBitsliced : IAes
         CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes((Span<Vector128<byte>>)planes));
 
     /// <summary>
-    /// Overwrites the stack below the caller's frame, where a *Core method just ran. Its explicit
-    /// buffers are wiped already, but the S-box has more live values than x64 has vector registers
-    /// (16 without AVX-512), and the JIT spills them to frame slots C# cannot name.
+    /// Overwrites the stack below the caller's frame, where a *Core method and Encrypt8 just ran.
+    /// Their explicit buffers are wiped already, but the S-box has more live values than x64 has
+    /// vector registers (16 without AVX-512), and the JIT spills them to frame slots C# cannot name.
+    /// The frames are a few hundred bytes (the large buffers are in the caller's frame).
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     [SkipLocalsInit] // ZeroMemory below does the clearing

@@ -46,6 +46,7 @@ internal readonly struct AesBitslicedAvx2 : IBitslicedWide
     /// <paramref name="counter"/> (the counter block as four little-endian words), which moves on
     /// past them; returns how many bytes were done (0 without AVX2). The caller checked the arguments.
     /// </summary>
+    [SkipLocalsInit] // the planes are written before they are read, and wiped
     public static int Ctr32(in AesKeySchedule schedule, int rounds, ref Vector128<uint> counter, ReadOnlySpan<byte> input, Span<byte> output)
     {
         if (!IsSupported || input.Length < GroupBytes)
@@ -53,16 +54,19 @@ internal readonly struct AesBitslicedAvx2 : IBitslicedWide
             return 0;
         }
 
-        int done = Ctr32Core(in schedule, rounds, ref counter, input, output);
+        // The planes live in this frame, not the core's: so the core's frame is small and the burn
+        // below this one covers it and Encrypt16's, where the S-box's spills are.
+        Unsafe.SkipInit(out RoundKeyPlanes planes);
+        int done = Ctr32Core(in schedule, rounds, ref counter, input, output, ref planes);
+        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes((Span<Vector256<byte>>)planes));
         BurnStack();
         return done;
     }
 
-    [SkipLocalsInit] // the round-key planes are written before they are read, and wiped
+    [SkipLocalsInit] // the group is written before it is read, and wiped
     [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
-    private static int Ctr32Core(in AesKeySchedule schedule, int rounds, ref Vector128<uint> counter, ReadOnlySpan<byte> input, Span<byte> output)
+    private static int Ctr32Core(in AesKeySchedule schedule, int rounds, ref Vector128<uint> counter, ReadOnlySpan<byte> input, Span<byte> output, ref RoundKeyPlanes planes)
     {
-        Unsafe.SkipInit(out RoundKeyPlanes planes);
         Unsafe.SkipInit(out Group group);
         ref Vector256<byte> keys = ref Unsafe.As<RoundKeyPlanes, Vector256<byte>>(ref planes);
         ref Vector128<byte> roundKey = ref Unsafe.As<AesKeySchedule, Vector128<byte>>(ref Unsafe.AsRef(in schedule));
@@ -114,7 +118,6 @@ internal readonly struct AesBitslicedAvx2 : IBitslicedWide
         }
 
         CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes((Span<Vector256<byte>>)group));
-        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes((Span<Vector256<byte>>)planes));
         return (int)offset;
     }
 
@@ -417,7 +420,7 @@ internal readonly struct AesBitslicedAvx2 : IBitslicedWide
     }
 
 
-    /// <summary>Overwrites the stack below the caller's frame, where <see cref="Ctr32Core"/> just ran (spills, as in Aes.Bitsliced.cs).</summary>
+    /// <summary>Overwrites the stack below the caller's frame, where <see cref="Ctr32Core"/> and <see cref="Encrypt16"/> just ran (spills, as in Aes.Bitsliced.cs).</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
     [SkipLocalsInit] // ZeroMemory below does the clearing
     private static void BurnStack()
