@@ -174,4 +174,15 @@ public class BitslicedVectorTests
             }
         }
     }
+
+    [Test]
+    public void PolyvalArgumentsAreChecked()
+    {
+        // The software POLYVAL checks what the portable one checks (EquivalenceTests checks that one's).
+        PolyvalKey key = default;
+        Assert.Throws<ArgumentException>(() => PolyvalWidening<NativeWideningMultiply, PolyvalWideningAvx2>.Init(new byte[15], 1, ref key));
+        PolyvalWidening<NativeWideningMultiply, PolyvalWideningAvx2>.Init(new byte[16], 8, ref key);
+        Assert.Throws<ArgumentException>(() => PolyvalWidening<NativeWideningMultiply, PolyvalWideningAvx2>.Update(in key, new byte[15], new byte[16]));
+        Assert.Throws<ArgumentException>(() => PolyvalWidening<NativeWideningMultiply, PolyvalWideningAvx2>.Update(in key, new byte[16], new byte[17]));
+    }
 }
