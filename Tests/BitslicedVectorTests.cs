@@ -185,4 +185,68 @@ public class BitslicedVectorTests
         Assert.Throws<ArgumentException>(() => PolyvalWidening<NativeWideningMultiply, PolyvalWideningAvx2>.Update(in key, new byte[15], new byte[16]));
         Assert.Throws<ArgumentException>(() => PolyvalWidening<NativeWideningMultiply, PolyvalWideningAvx2>.Update(in key, new byte[16], new byte[17]));
     }
+
+    /// <summary>
+    /// Blocks and CTR on both paths, inside larger buffers: the output equals the portable backend's
+    /// and nothing before or after the output span changes (a partial last group must not write its
+    /// unused places, nor read past the input). Distinct random blocks, so a group that read the
+    /// wrong block would show.
+    /// </summary>
+    [TestCase(false)]
+    [TestCase(true)]
+    public void OutputStaysInsideItsSpanAndMatchesPortable(bool wide)
+    {
+        const int seed = 3234, guard = 256;
+        var random = new Random(seed);
+        Primitives portable = Primitives.For(AesGcmSivBackend.Portable);
+        foreach (int keyLength in new[] { 16, 32 })
+        {
+            byte[] key = new byte[keyLength], counter = new byte[16];
+            random.NextBytes(key);
+            random.NextBytes(counter);
+            AesKeySchedule schedule = default;
+            AesBitsliced.ExpandKey(key, ref schedule);
+            int rounds = keyLength == 16 ? 10 : 14;
+            foreach (int length in new[] { 16, 112, 128, 144, 240, 256, 272, 400, 527, 1000 })
+            {
+                byte[] input = new byte[guard + length + guard], output = new byte[input.Length];
+                random.NextBytes(input);
+                random.NextBytes(output);
+                byte[] before = (byte[])output.Clone();
+                ReadOnlySpan<byte> source = input.AsSpan(guard, length);
+                Span<byte> destination = output.AsSpan(guard, length);
+                if (wide)
+                {
+                    AesBitslicedVector<AesBitslicedAvx2>.Ctr32(in schedule, rounds, counter, source, destination);
+                }
+                else
+                {
+                    AesBitslicedVector<NoWideBitsliced>.Ctr32(in schedule, rounds, counter, source, destination);
+                }
+
+                string what = $"CTR, AES-{keyLength * 8}, {length} bytes, seed {seed}";
+                Assert.That(output.AsSpan(guard, length).ToArray(), Is.EqualTo(portable.Ctr32(key, counter, source.ToArray())), what);
+                Assert.That(output.AsSpan(0, guard).SequenceEqual(before.AsSpan(0, guard)) && output.AsSpan(guard + length).SequenceEqual(before.AsSpan(guard + length)), Is.True, what);
+
+                if (length % 16 == 0)
+                {
+                    random.NextBytes(output);
+                    before = (byte[])output.Clone();
+                    AesBitsliced.EncryptBlocks(in schedule, rounds, source, output.AsSpan(guard, length));
+                    what = $"blocks, AES-{keyLength * 8}, {length} bytes, seed {seed}";
+                    Assert.That(output.AsSpan(guard, length).ToArray(), Is.EqualTo(portable.EncryptBlocks(key, source.ToArray())), what);
+                    Assert.That(output.AsSpan(0, guard).SequenceEqual(before.AsSpan(0, guard)) && output.AsSpan(guard + length).SequenceEqual(before.AsSpan(guard + length)), Is.True, what);
+                }
+            }
+        }
+    }
+
+    [Test]
+    public void TheBackendsCtrChecksItsArguments()
+    {
+        AesKeySchedule schedule = default;
+        Assert.Throws<ArgumentOutOfRangeException>(() => AesBitslicedVector<AesBitslicedAvx2>.Ctr32(in schedule, 12, new byte[16], new byte[16], new byte[16]));
+        Assert.Throws<ArgumentException>(() => AesBitslicedVector<AesBitslicedAvx2>.Ctr32(in schedule, 10, new byte[12], new byte[16], new byte[16]));
+        Assert.Throws<ArgumentException>(() => AesBitslicedVector<AesBitslicedAvx2>.Ctr32(in schedule, 10, new byte[16], new byte[300], new byte[299]));
+    }
 }
