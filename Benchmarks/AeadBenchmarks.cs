@@ -32,6 +32,7 @@ public abstract class AeadBenchmarks
     private protected AesGcmSivPeer AesNiVpclmulqdqPeer { get; private set; } = null!;
     private protected AesGcmSivPeer AesNiPclmulqdqPeer { get; private set; } = null!;
     private protected AesGcmSivPeer Arm64Peer { get; private set; } = null!;
+    private protected AesGcmSivPeer BitslicedVectorPeer { get; private set; } = null!;
     private protected AesGcmSivPeer PortablePeer { get; private set; } = null!;
     private protected BouncyCastlePeer BouncyCastlePeer { get; private set; } = null!;
 
@@ -62,6 +63,7 @@ public abstract class AeadBenchmarks
         AesNiVpclmulqdqPeer = SivPeer(Requirement.BackendAesNiVpclmulqdq, AesGcmSivBackend.AesNiVpclmulqdq, key, input);
         AesNiPclmulqdqPeer = SivPeer(Requirement.BackendAesNiPclmulqdq, AesGcmSivBackend.AesNiPclmulqdq, key, input);
         Arm64Peer = SivPeer(Requirement.BackendArm64, AesGcmSivBackend.Arm64, key, input);
+        BitslicedVectorPeer = SivPeer(Requirement.BackendBitslicedVector, AesGcmSivBackend.BitslicedVector, key, input);
         PortablePeer = SivPeer(Requirement.BackendPortable, AesGcmSivBackend.Portable, key, input);
         BouncyCastlePeer = Prepared(new BouncyCastlePeer(key), input);
     }
@@ -76,6 +78,7 @@ public abstract class AeadBenchmarks
         AesNiVpclmulqdqPeer?.Dispose();
         AesNiPclmulqdqPeer?.Dispose();
         Arm64Peer?.Dispose();
+        BitslicedVectorPeer?.Dispose();
         PortablePeer?.Dispose();
         BouncyCastlePeer?.Dispose();
     }

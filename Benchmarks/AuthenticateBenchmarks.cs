@@ -33,6 +33,9 @@ public class AuthenticateBenchmarks : AeadBenchmarks
     [Benchmark, Requires(Requirement.BackendArm64)]
     public void AesGcmSiv_Arm64() => Arm64Peer.Authenticate();
 
+    [Benchmark, Requires(Requirement.BackendBitslicedVector)]
+    public void AesGcmSiv_BitslicedVector() => BitslicedVectorPeer.Authenticate();
+
     [Benchmark, Requires(Requirement.BackendPortable)]
     public void AesGcmSiv_Portable() => PortablePeer.Authenticate();
 }

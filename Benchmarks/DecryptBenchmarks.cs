@@ -32,6 +32,9 @@ public class DecryptBenchmarks : AeadBenchmarks
     [Benchmark, Requires(Requirement.BackendArm64)]
     public void AesGcmSiv_Arm64() => Arm64Peer.Decrypt();
 
+    [Benchmark, Requires(Requirement.BackendBitslicedVector)]
+    public void AesGcmSiv_BitslicedVector() => BitslicedVectorPeer.Decrypt();
+
     [Benchmark, Requires(Requirement.BackendPortable)]
     public void AesGcmSiv_Portable() => PortablePeer.Decrypt();
 }

@@ -32,6 +32,9 @@ public class EncryptBenchmarks : AeadBenchmarks
     [Benchmark, Requires(Requirement.BackendArm64)]
     public void AesGcmSiv_Arm64() => Arm64Peer.Encrypt();
 
+    [Benchmark, Requires(Requirement.BackendBitslicedVector)]
+    public void AesGcmSiv_BitslicedVector() => BitslicedVectorPeer.Encrypt();
+
     [Benchmark, Requires(Requirement.BackendPortable)]
     public void AesGcmSiv_Portable() => PortablePeer.Encrypt();
 }

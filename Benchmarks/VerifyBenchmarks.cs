@@ -33,6 +33,9 @@ public class VerifyBenchmarks : AeadBenchmarks
     [Benchmark, Requires(Requirement.BackendArm64)]
     public void AesGcmSiv_Arm64() => Arm64Peer.Verify();
 
+    [Benchmark, Requires(Requirement.BackendBitslicedVector)]
+    public void AesGcmSiv_BitslicedVector() => BitslicedVectorPeer.Verify();
+
     [Benchmark, Requires(Requirement.BackendPortable)]
     public void AesGcmSiv_Portable() => PortablePeer.Verify();
 }

@@ -30,4 +30,13 @@ public enum AesGcmSivBackend
     /// method per group. Available and chosen in the browser only; see docs/blazor.md for why and how much.
     /// </summary>
     PortableFlat = 4,
+
+    /// <summary>
+    /// Constant-time software on 128-bit SIMD, for a JIT with vector instructions but no AES
+    /// instructions (x64 without AES-NI, or with <c>DOTNET_EnableAES=0</c>; ARM64 without the
+    /// Cryptography Extension): AES bitsliced across vector lanes, eight blocks at a time, and a
+    /// POLYVAL without a carry-less multiply instruction. Chosen there instead of <see cref="Portable"/>;
+    /// same bytes. See docs/backends.md for how much faster.
+    /// </summary>
+    BitslicedVector = 5,
 }

@@ -1,7 +1,9 @@
 // The "differential" target: every backend this machine has (Backends.Supported(): on x64 with
-// VPCLMULQDQ, AesNiVpclmulqdq, AesNiPclmulqdq and Portable; on ARM64, Arm64 and Portable) must give
-// the same bytes and the same accept/reject for the same input: hardware against the constant-time
-// portable code.
+// VPCLMULQDQ, AesNiVpclmulqdq, AesNiPclmulqdq, BitslicedVector and Portable; on ARM64, Arm64,
+// BitslicedVector and Portable) must give the same bytes and the same accept/reject for the same
+// input: hardware and SIMD software against the constant-time portable code. The seeds of 1 KiB and
+// 4 KiB reach BitslicedVector's wide paths (16-block CTR passes from 256 bytes, two POLYVAL chains
+// from four blocks).
 // Byte 0: bit 0 picks a 16- or 32-byte key; bit 1 the mode; bits 2-3 what to tamper with.
 //   seal mode: key, nonce (12), an associated-data length byte, associated data, plaintext, all from
 //              the input (zero-filled when it runs out). Every backend encrypts; ciphertexts and tags

@@ -27,6 +27,7 @@ internal abstract class Primitives
         AesGcmSivBackend.AesNiPclmulqdq => new Primitives<AesVector<AesNi>, PolyvalClmul<Pclmul>>(),
         AesGcmSivBackend.Arm64 => new Primitives<AesVector<AesArm64>, PolyvalClmul<Pmull>>(),
         AesGcmSivBackend.PortableFlat => new Primitives<AesPortableFlat, PolyvalPortable>(),
+        AesGcmSivBackend.BitslicedVector => new Primitives<AesBitslicedVector<AesBitslicedAvx2>, PolyvalWidening<NativeWideningMultiply, PolyvalWideningAvx2>>(),
         _ => new Primitives<AesPortable, PolyvalPortable>(),
     };
 

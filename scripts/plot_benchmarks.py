@@ -52,15 +52,15 @@ BASELINES = {"Polyval": "GHASH proxy (AesGcm AAD only)", "Nonce": "FixedNonce"}
 # Fixed colours and order, so every panel and every chart reads the same way.
 IMPLEMENTATIONS = [
     "AesGcm", "BoringSsl", "ChaCha20Poly1305", "Libsodium", "BouncyCastle",
-    "AesGcmSiv_AesNiVpclmulqdq", "AesGcmSiv_AesNiPclmulqdq", "AesGcmSiv_Arm64", "AesGcmSiv_Portable",
-    "GHASH proxy (AesGcm AAD only)", "Polyval_Vpclmulqdq", "Polyval_Pclmulqdq", "Polyval_Pmull",
+    "AesGcmSiv_AesNiVpclmulqdq", "AesGcmSiv_AesNiPclmulqdq", "AesGcmSiv_Arm64",
+    "AesGcmSiv_BitslicedVector", "AesGcmSiv_Portable", "GHASH proxy (AesGcm AAD only)", "Polyval_Vpclmulqdq", "Polyval_Pclmulqdq", "Polyval_Pmull",
     "Polyval_Portable", "FixedNonce", "RandomNonce",
 ]
 COLOURS = {
     "AesGcm": "black", "BoringSsl": "tab:green", "ChaCha20Poly1305": "tab:gray", "Libsodium": "tab:brown",
     "BouncyCastle": "tab:pink", "AesGcmSiv_AesNiVpclmulqdq": "tab:red",
     "AesGcmSiv_AesNiPclmulqdq": "tab:orange", "AesGcmSiv_Arm64": "tab:purple",
-    "AesGcmSiv_Portable": "tab:blue", "GHASH proxy (AesGcm AAD only)": "black",
+    "AesGcmSiv_BitslicedVector": "tab:cyan", "AesGcmSiv_Portable": "tab:blue", "GHASH proxy (AesGcm AAD only)": "black",
     "Polyval_Vpclmulqdq": "tab:red", "Polyval_Pclmulqdq": "tab:orange", "Polyval_Pmull": "tab:purple",
     "Polyval_Portable": "tab:blue", "FixedNonce": "black", "RandomNonce": "tab:green",
 }

@@ -68,6 +68,7 @@ internal static class Backends
         new Backend<AesVector<AesNi>, PolyvalVpclmulqdq>(AesGcmSivBackend.AesNiVpclmulqdq),
         new Backend<AesVector<AesNi>, PolyvalClmul<Pclmul>, StitchedDecrypt<AesNi, Pclmul>>(AesGcmSivBackend.AesNiPclmulqdq),
         new Backend<AesVector<AesArm64>, PolyvalClmul<Pmull>>(AesGcmSivBackend.Arm64),
+        new Backend<AesBitslicedVector<AesBitslicedAvx2>, PolyvalWidening<NativeWideningMultiply, PolyvalWideningAvx2>>(AesGcmSivBackend.BitslicedVector),
         new Backend<AesPortable, PolyvalPortable>(AesGcmSivBackend.Portable),
         // Browser only (its IsSupported); after Portable so Choose never reaches it: Active picks it there.
         new Backend<AesPortableFlat, PolyvalPortable>(AesGcmSivBackend.PortableFlat),
