@@ -71,6 +71,9 @@ internal readonly struct AesBitslicedVector<TWide> : IAes
     public static void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output) =>
         AesBitsliced.EncryptBlocks(in schedule, rounds, input, output);
 
+    public static Vector128<byte> EncryptBlock(in AesKeySchedule schedule, int rounds, Vector128<byte> block) =>
+        AesBitsliced.EncryptBlock(in schedule, rounds, block);
+
     public static void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
     {
         AesBitsliced.CheckCtr32Arguments(rounds, counterBlock, input, output);
@@ -203,6 +206,17 @@ internal readonly struct AesBitsliced : IAes
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static Vector128<byte> Spread(Vector128<byte> value, byte bit) =>
         Vector128.Equals(value & Vector128.Create(bit), Vector128.Create(bit));
+
+    /// <summary>One block by value, through <see cref="EncryptBlocks"/> on a stack copy that is wiped after.</summary>
+    public static Vector128<byte> EncryptBlock(in AesKeySchedule schedule, int rounds, Vector128<byte> block)
+    {
+        Span<byte> buffer = stackalloc byte[BlockSize];
+        block.CopyTo(buffer);
+        EncryptBlocks(in schedule, rounds, buffer, buffer);
+        Vector128<byte> result = Vector128.Create((ReadOnlySpan<byte>)buffer);
+        CryptographicOperations.ZeroMemory(buffer);
+        return result;
+    }
 
     [SkipLocalsInit] // the planes are written before they are read, and wiped
     public static void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output)

@@ -112,6 +112,17 @@ internal readonly struct PolyvalWidening<TMultiply, TWide> : IPolyval
     /// <summary>Init writes the first 22 entries; the wipe covers the whole key (it is small next to the work).</summary>
     public static int UnusedKeyPrefixBytes(int blockCount) => 0;
 
+    /// <summary>The whole blocks, then the last ones (a short message's length block): two updates.</summary>
+    public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last)
+    {
+        if (!blocks.IsEmpty)
+        {
+            Update(in key, accumulator, blocks);
+        }
+
+        Update(in key, accumulator, last);
+    }
+
     // Never run unoptimised: Tier0 code keeps the accumulator in a slot of this frame, above the burn.
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
