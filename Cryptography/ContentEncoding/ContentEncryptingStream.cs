@@ -33,8 +33,8 @@ namespace Cryptography.ContentEncoding;
 /// <para>Memory: one record buffer of the record size. With <see cref="MaxDegreeOfParallelism"/> above 1,
 /// past the first 1 MiB of data a body (with records of at most 512 KiB) is sealed in batches of about
 /// 512 KiB on up to <see cref="MaxDegreeOfParallelism"/> threads, and a background task writes each batch
-/// to the destination while the caller writes the next data: then the stream holds two buffers of about
-/// 512 KiB. An error of the destination surfaces at the next call. An instance is not safe for
+/// to the destination while the caller writes the next data: then the stream holds three buffers of
+/// about 512 KiB. An error of the destination surfaces at the next call. An instance is not safe for
 /// concurrent use. Disposing wipes the keys and the buffers.</para>
 /// </remarks>
 public sealed class ContentEncryptingStream : Stream
