@@ -376,7 +376,9 @@ public sealed class ContentEncryptingStream : Stream
         {
             if (records is not null)
             {
-                PinnedBuffers.Return(records, holdsOnlyPublicData: true);   // sealed records only
+                // Sealed records, unless sealing the last record failed after its data was copied
+                // in: wiped all the same (once per stream, not per batch).
+                PinnedBuffers.Return(records);
             }
         }
 
