@@ -459,7 +459,7 @@ public sealed class ContentDecryptingStream : Stream
 
         if (_recordsPerBatch == 1)
         {
-            current.Carry(current);
+            current.Carry(current, recordSize);
             if (NextRecordsRead(_filling = current, out space))
             {
                 return Need.Bytes;
@@ -483,7 +483,7 @@ public sealed class ContentDecryptingStream : Stream
             }
 
             Batch next = _spare ??= new Batch();
-            next.Carry(current);
+            next.Carry(current, recordSize);
             if (NextRecordsRead(_filling = next, out space))
             {
                 return Need.Bytes;
@@ -493,7 +493,7 @@ public sealed class ContentDecryptingStream : Stream
             if (!next.SourceEnded)
             {
                 // The background task only reads: it never touches the keys or a record's plaintext.
-                current.Carry(next);
+                current.Carry(next, recordSize);
                 _reading = ReadAhead(current, useAsync);
             }
         }
@@ -610,13 +610,16 @@ public sealed class ContentDecryptingStream : Stream
         return false;
     }
 
-    // Where the batch's next bytes go: it holds its records and one byte more, or what the source
-    // held up to its end, when this returns false.
+    // Where the batch's next bytes go. A batch is ready to open once it holds its records and one byte
+    // more, or what the source held up to its end (then this returns false). One record at a time
+    // (the sequential path), a read may bring up to 64 KiB: every whole record it brings opens at once.
     private bool NextRecordsRead(Batch batch, out Memory<byte> space)
     {
-        int target = (_recordsPerBatch * _decryptor!.Header.RecordSize) + 1;
+        int recordSize = _decryptor!.Header.RecordSize;
+        int ready = (_recordsPerBatch * recordSize) + 1;
+        int target = _recordsPerBatch == 1 ? Math.Max(ready, InitialRecordBuffer + 1) : ready;
         space = default;
-        if (batch.SourceEnded || batch.Received >= target)
+        if (batch.SourceEnded || batch.Received >= ready)
         {
             return false;
         }
@@ -679,16 +682,17 @@ public sealed class ContentDecryptingStream : Stream
         }
     }
 
-    // Opens the records of the current batch: the byte after them (or the source's end) says whether
-    // the last of them ends the body. One record that fits `direct` decrypts straight into it (the
-    // data's length is returned); otherwise the records open in place and their data is moved together.
+    // Opens the whole records of the current batch: the byte after them (or the source's end) says
+    // whether the last of them ends the body. When `direct` has room for their plaintext they decrypt
+    // straight into it and their data is moved together there (its length is returned); otherwise
+    // they open in place, their data moved together at the buffer's start.
     private int Open(Span<byte> direct)
     {
         _ready = false;
         Batch batch = _batch!;
         int recordSize = _decryptor!.Header.RecordSize;
         bool isFinal = batch.SourceEnded;
-        int length = isFinal ? batch.Received : batch.Received - 1;
+        int length = batch.RecordsEnd(recordSize);
         int records = (length + recordSize - 1) / recordSize;
         if (batch.Lengths.Length < records)
         {
@@ -699,23 +703,40 @@ public sealed class ContentDecryptingStream : Stream
         batch.Used = Math.Max(batch.Used, batch.Received);
         batch.Taken = batch.DataLength = 0;
         _endOfBody = isFinal;
-        if (records == 1 && direct.Length >= length - ContentEncryption.TagSize)
+        ContentEncodingException? error;
+        int released;
+        int stride = recordSize - ContentEncryption.TagSize;
+        int plaintext = records == 0 ? 0 : ((records - 1) * stride) + Math.Max(0, length - ((records - 1) * recordSize) - ContentEncryption.TagSize);
+        Span<byte> target = direct;
+        if (_recordsPerBatch == 1 && direct.Length >= plaintext)
         {
-            // The one-record path's usual case, a caller's buffer with room for the record: no copy.
-            int opened = _decryptor.OpenRecord(batch.Buffer.AsSpan(0, length), direct, isFinal, out ContentEncodingException? error);
-            batch.Error = error;
-            return opened;
+            // The sequential path's usual case, a caller's buffer with room for the records: no copy out.
+            released = _decryptor.Open(batch.Buffer.AsSpan(0, length), direct, stride, batch.Lengths, isFinal, out error);
+        }
+        else
+        {
+            stride = recordSize;
+            target = batch.Buffer;
+            released = _decryptor.Open(batch.Buffer.AsMemory(0, length), batch.Buffer, stride, batch.Lengths, isFinal, _recordsPerBatch == 1 ? 1 : MaxDegreeOfParallelism, out error);
         }
 
-        int released = _decryptor.Open(batch.Buffer.AsMemory(0, length), batch.Buffer, recordSize, batch.Lengths, isFinal, MaxDegreeOfParallelism, out ContentEncodingException? failure);
-        batch.Error = failure;
+        batch.Error = error;
+        int data = 0;
         for (int i = 0; i < released; i++)
         {
-            // Record i's data starts at i × rs; they move down to follow each other (no move for the first).
-            batch.Buffer.AsSpan(i * recordSize, batch.Lengths[i]).CopyTo(batch.Buffer.AsSpan(batch.DataLength));
-            batch.DataLength += batch.Lengths[i];
+            // Record i's data starts at i × stride; they move down to follow each other (no move for the first).
+            target.Slice(i * stride, batch.Lengths[i]).CopyTo(target[data..]);
+            data += batch.Lengths[i];
         }
 
+        if (target == direct)
+        {
+            // Moving the data down left copies of a few of its bytes behind it: the caller gets nothing past its data.
+            direct[data..(released == records ? plaintext : released * stride)].Clear();
+            return data;
+        }
+
+        batch.DataLength = data;
         return 0;
     }
 
@@ -746,24 +767,34 @@ public sealed class ContentDecryptingStream : Stream
         /// <summary>The failure to report once the data before it has been taken.</summary>
         public ContentEncodingException? Error { get; set; }
 
-        /// <summary>Starts over after <paramref name="previous"/>'s records were opened, with the byte
-        /// read past them (the first of the next record), if any; does nothing if not spent.</summary>
-        public void Carry(Batch previous)
+        /// <summary>Where the records to open end: at the source's end, or before the last byte
+        /// received (the first of the next record, which says whether the records end the body).</summary>
+        public int RecordsEnd(int recordSize) => SourceEnded ? Received : (Received - 1) / recordSize * recordSize;
+
+        /// <summary>Starts over after <paramref name="previous"/>'s records were opened, with the bytes
+        /// received past them (the start of the next record), if any; does nothing if not spent.</summary>
+        public void Carry(Batch previous, int recordSize)
         {
             if (!Spent)
             {
                 return;
             }
 
-            bool carried = previous.Received > 0 && !previous.SourceEnded;
-            if (carried)
+            int from = previous.RecordsEnd(recordSize);
+            int rest = previous.Received - from;
+            if (rest > 0 && (Buffer is null || Buffer.Length < rest))
             {
-                byte first = previous.Buffer![previous.Received - 1];
-                Buffer ??= PinnedBuffers.Rent(InitialRecordBuffer + 1);
-                Buffer[0] = first;
+                Release();
+                Buffer = PinnedBuffers.Rent(Math.Max(InitialRecordBuffer + 1, rest));
+                Used = 0;
             }
 
-            Received = carried ? 1 : 0;
+            if (rest > 0)
+            {
+                previous.Buffer.AsSpan(from, rest).CopyTo(Buffer);
+            }
+
+            Received = rest;
             SourceEnded = false;
             Spent = false;
             DataLength = Taken = 0;

@@ -84,9 +84,10 @@ public sealed class ContentDecryptor : IDisposable
             throw new ArgumentException(ContentEncodingMessages.OverlappingRecord, nameof(destination));
         }
 
-        int length = OpenRecord(record, destination, isFinal: null, out ContentEncodingException? error);
+        Span<int> length = [0];
+        Open(record, destination, plaintextLength, length, isFinal: null, out ContentEncodingException? error);
         isLastRecord = IsComplete;
-        return error is null ? length : throw error;
+        return error is null ? length[0] : throw error;
     }
 
     /// <summary>Verifies and decrypts consecutive full-size records on up to
@@ -179,7 +180,13 @@ public sealed class ContentDecryptor : IDisposable
     /// <returns>How many records are released: verified, their data lengths in <paramref name="lengths"/>,
     /// their padding zeroed. Everything from the first record not released on is zeroed, and
     /// <paramref name="error"/> says why; the records before it stay valid for the caller to hand out.</returns>
-    internal int Open(ReadOnlyMemory<byte> records, Memory<byte> destination, int stride, Span<int> lengths, bool? isFinal, int threads, out ContentEncodingException? error)
+    internal int Open(ReadOnlyMemory<byte> records, Memory<byte> destination, int stride, Span<int> lengths, bool? isFinal, int threads, out ContentEncodingException? error) =>
+        Open(records.Span, destination.Span, stride, lengths, isFinal, out error, threads == 1 ? null : (records, destination, threads));
+
+    /// <summary><see cref="Open(ReadOnlyMemory{byte}, Memory{byte}, int, Span{int}, bool?, int, out ContentEncodingException?)"/>
+    /// on the calling thread, on spans (a caller's buffer may be the destination), or on several
+    /// threads when <paramref name="parallel"/> gives the same memory and a thread count.</summary>
+    internal int Open(ReadOnlySpan<byte> records, Span<byte> destination, int stride, Span<int> lengths, bool? isFinal, out ContentEncodingException? error, (ReadOnlyMemory<byte> Records, Memory<byte> Destination, int Threads)? parallel = null)
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
         int recordSize = Header.RecordSize;
@@ -191,13 +198,15 @@ public sealed class ContentDecryptor : IDisposable
             return 0;
         }
 
-        // Each worker writes only its own records' entries. Spans cannot cross threads, hence a pooled array.
-        OpenedRecord[] outcomes = ArrayPool<OpenedRecord>.Shared.Rent(count);
+        // Each worker writes only its own records' entries. Spans cannot cross threads, hence a pooled
+        // array there; a few records on this thread use the stack.
+        OpenedRecord[]? rented = parallel is null && count <= 32 ? null : ArrayPool<OpenedRecord>.Shared.Rent(count);
+        Span<OpenedRecord> outcomes = rented is null ? stackalloc OpenedRecord[32] : rented;
         try
         {
-            try
+            if (parallel is { } memory)
             {
-                RecordBatch.Run(count, threads, (Cipher: _cipher, Records: records, Destination: destination, Outcomes: outcomes, First: first, RecordSize: recordSize, Stride: stride),
+                RecordBatch.Run(count, memory.Threads, (Cipher: _cipher, memory.Records, memory.Destination, Outcomes: rented!, First: first, RecordSize: recordSize, Stride: stride),
                     static (batch, worker, start, end) =>
                     {
                         RecordCipher cipher = batch.Cipher.ForWorker(worker);
@@ -208,19 +217,29 @@ public sealed class ContentDecryptor : IDisposable
                         }
                     });
             }
-            catch
+            else
             {
-                // Nothing expected throws here (a bad record is an outcome, not an exception), but
-                // plaintext written before its tag was checked must not be left behind.
-                Wipe(destination.Span, 0, count, records.Length, stride);
-                throw;
+                for (int i = 0; i < count; i++)
+                {
+                    outcomes[i] = OpenOne(_cipher, first + i, records[(i * recordSize)..Math.Min(records.Length, (i + 1) * recordSize)], destination[(i * stride)..]);
+                }
             }
 
-            return Release(outcomes.AsSpan(0, count), records.Length, destination.Span, stride, lengths, isFinal, out error);
+            return Release(outcomes[..count], records.Length, destination, stride, lengths, isFinal, out error);
+        }
+        catch
+        {
+            // Nothing expected throws here (a bad record is an outcome, not an exception), but
+            // plaintext written before its tag was checked must not be left behind.
+            Wipe(destination, 0, count, records.Length, stride);
+            throw;
         }
         finally
         {
-            ArrayPool<OpenedRecord>.Shared.Return(outcomes);
+            if (rented is not null)
+            {
+                ArrayPool<OpenedRecord>.Shared.Return(rented);
+            }
         }
     }
 
@@ -274,17 +293,6 @@ public sealed class ContentDecryptor : IDisposable
 
         Wipe(destination, released, count, recordsLength, stride);
         return released;
-    }
-
-    /// <summary><see cref="Open"/> for one record, on spans: into <paramref name="destination"/>[0 ..].</summary>
-    /// <returns>The record's data length; 0 when it is not released (then <paramref name="error"/> says why).</returns>
-    internal int OpenRecord(ReadOnlySpan<byte> record, Span<byte> destination, bool? isFinal, out ContentEncodingException? error)
-    {
-        ObjectDisposedException.ThrowIf(_disposed, this);
-        Span<OpenedRecord> outcome = [IsComplete ? default : OpenOne(_cipher, RecordCount, record, destination)];
-        Span<int> length = stackalloc int[1];
-        int released = Release(outcome, record.Length, destination, Math.Max(0, record.Length - ContentEncryption.TagSize), length, isFinal, out error);
-        return released == 1 ? length[0] : 0;
     }
 
     // Zeroes the plaintext of records [from, count).

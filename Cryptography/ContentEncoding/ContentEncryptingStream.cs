@@ -9,6 +9,7 @@
 
 using System;
 using System.IO;
+using System.Runtime.ExceptionServices;
 using System.Security.Cryptography;
 using System.Threading;
 using System.Threading.Tasks;
@@ -49,6 +50,8 @@ public sealed class ContentEncryptingStream : Stream
     private byte[]? _output;    // a batch's sealed records, on the parallel path
     private byte[]? _spare;     // the batch of records the background task writes
     private Task? _writing;     // that task, while it runs
+    private byte[]? _nextData;  // CopyFrom on the parallel path: the next batch's data, read while this one is sealed
+    private int _nextCount;
 
     // CopyFrom's one byte read past a full buffer (pinned, and zeroed after each use).
     private byte[]? _probe;
@@ -372,6 +375,12 @@ public sealed class ContentEncryptingStream : Stream
             PinnedBuffers.Return(buffer);   // wipes it
         }
 
+        if (_nextData is { } nextData)
+        {
+            _nextData = null;
+            PinnedBuffers.Return(nextData);   // data: wiped
+        }
+
         foreach (byte[]? records in (ReadOnlySpan<byte[]?>)[_output, _spare])
         {
             if (records is not null)
@@ -430,8 +439,15 @@ public sealed class ContentEncryptingStream : Stream
     // Returns the length of the records.
     private int Seal(bool isLast)
     {
+        if (_recordsPerBatch == 1)
+        {
+            int sealedLength = _encryptor.EncryptRecord(_buffer.AsSpan(0, _count), _buffer, isLast);
+            _count = 0;
+            return sealedLength;
+        }
+
         int recordSize = _encryptor.RecordSize;
-        byte[] records = _recordsPerBatch == 1 ? _buffer! : _output ??= PinnedBuffers.Rent(_recordsPerBatch * recordSize);
+        byte[] records = _output ??= PinnedBuffers.Rent(_recordsPerBatch * recordSize);
         int full = isLast ? Math.Max(0, _count - 1) / _maxData : _count / _maxData;
         _encryptor.SealFullRecords(_buffer, _maxData, records, full, MaxDegreeOfParallelism);
         int length = full * recordSize;
@@ -566,7 +582,11 @@ public sealed class ContentEncryptingStream : Stream
                 try
                 {
                     read = useAsync ? await source.ReadAsync(probe, cancellationToken).ConfigureAwait(false) : source.Read(probe);
-                    if (read > 0)
+                    if (read > 0 && _recordsPerBatch > 1)
+                    {
+                        read = await AdvanceReadingAsync(source, useAsync, cancellationToken).ConfigureAwait(false);
+                    }
+                    else if (read > 0)
                     {
                         await AdvanceAsync(useAsync, cancellationToken).ConfigureAwait(false);
                         Take(probe);
@@ -586,6 +606,64 @@ public sealed class ContentEncryptingStream : Stream
             total += read;
         }
     }
+
+    // CopyFrom's step on the parallel path, once the probe byte says more data follows: a background
+    // task reads the rest of the next batch into a second data buffer while this batch is sealed and
+    // sent, so that reading the source and sealing overlap. Every byte it reads is counted as it
+    // arrives and kept, whatever fails; a source error comes out after the batch went out. Returns
+    // the bytes taken (the probe's included).
+    private async ValueTask<int> AdvanceReadingAsync(Stream source, bool useAsync, CancellationToken cancellationToken)
+    {
+        byte[] next = _nextData ??= PinnedBuffers.Rent(Capacity);
+        next[0] = _probe![0];
+        _nextCount = 1;
+        Task reading = ReadAhead(source, next, useAsync, cancellationToken);
+        Exception? readError = null;
+        try
+        {
+            await AdvanceAsync(useAsync, cancellationToken).ConfigureAwait(false);
+        }
+        finally
+        {
+            try
+            {
+                if (useAsync)
+                {
+                    await reading.ConfigureAwait(false);
+                }
+                else
+                {
+                    reading.GetAwaiter().GetResult();
+                }
+            }
+            catch (Exception exception)
+            {
+                readError = exception;
+            }
+
+            (_buffer, _nextData) = (next, _buffer);
+            _count = _nextCount;
+        }
+
+        if (readError is not null)
+        {
+            ExceptionDispatchInfo.Throw(readError);
+        }
+
+        return _count;
+    }
+
+    // Its own method: a lambda capturing the caller's parameters would allocate its closure at every call.
+    private Task ReadAhead(Stream source, byte[] next, bool useAsync, CancellationToken cancellationToken) => Task.Run(async () =>
+    {
+        int read = 1;
+        while (_nextCount < Capacity && read > 0)
+        {
+            Memory<byte> space = next.AsMemory(_nextCount, Capacity - _nextCount);
+            read = useAsync ? await source.ReadAsync(space, cancellationToken).ConfigureAwait(false) : source.Read(space.Span);
+            _nextCount += read;
+        }
+    });
 
     private async ValueTask FinishBodyAsync(bool useAsync, CancellationToken cancellationToken)
     {

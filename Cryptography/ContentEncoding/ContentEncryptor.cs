@@ -6,6 +6,8 @@
 
 using System;
 using System.Globalization;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using System.Security.Cryptography;
 using Cryptography.Internal;
 
@@ -94,15 +96,20 @@ public sealed class ContentEncryptor : IDisposable
             throw new ArgumentException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.DestinationTooShort, length), nameof(destination));
         }
 
-        if (data.Overlaps(destination, out int offset) && offset != 0)
+        bool inPlace = data.Overlaps(destination, out int offset);
+        if (inPlace && offset != 0)
         {
             throw new ArgumentException(ContentEncodingMessages.OverlappingRecord, nameof(destination));
         }
 
         // AES-GCM takes its plaintext in one piece, so data, delimiter and padding are assembled in
-        // the destination and sealed in place.
+        // the destination (unless the data is there already) and sealed in place.
         Span<byte> plaintext = destination[..(length - ContentEncryption.TagSize)];
-        data.CopyTo(plaintext);
+        if (!inPlace)
+        {
+            data.CopyTo(plaintext);
+        }
+
         plaintext[data.Length] = isLastRecord ? (byte)2 : (byte)1;
         plaintext[(data.Length + 1)..].Clear();
         _cipher.Seal(RecordCount, plaintext, plaintext, destination.Slice(plaintext.Length, ContentEncryption.TagSize));
@@ -192,10 +199,16 @@ public sealed class ContentEncryptor : IDisposable
                     RecordCipher cipher = batch.Cipher.ForWorker(worker);
                     for (int i = start; i < end; i++)
                     {
-                        // As EncryptRecord: data || 0x01, sealed in place in the destination.
+                        // As EncryptRecord: data || 0x01, sealed in place in the destination. A
+                        // stream's one record already lies where it is sealed: no copy onto itself.
                         Span<byte> record = batch.Destination.Span.Slice(i * batch.RecordSize, batch.RecordSize);
                         Span<byte> plaintext = record[..(batch.MaxData + 1)];
-                        batch.Data.Span.Slice(i * batch.Stride, batch.MaxData).CopyTo(plaintext);
+                        ReadOnlySpan<byte> data = batch.Data.Span.Slice(i * batch.Stride, batch.MaxData);
+                        if (!Unsafe.AreSame(ref MemoryMarshal.GetReference(data), ref plaintext[0]))
+                        {
+                            data.CopyTo(plaintext);
+                        }
+
                         plaintext[batch.MaxData] = 1;
                         cipher.Seal(batch.First + i, plaintext, plaintext, record[(batch.MaxData + 1)..]);
                     }
