@@ -1,11 +1,8 @@
-// A read-only Stream that decodes an encrypted body (RFC 8188 framing) from an underlying stream in
-// constant memory. Records are read into a pinned buffer a record and one byte at a time: the byte
-// past a record says whether the record is the body's final one (Tink's shape), so the decryptor's
-// Open applies the end-of-body rule with every fact known, and nothing is held back or probed for.
-// Every byte read from the source is counted as it arrives, so an exception from the source leaves
-// nothing half done. With MaxDegreeOfParallelism above 1, past the first 1 MiB, the buffer holds a
-// batch of about 512 KiB of records that Open opens on several threads, and a background task reads
-// the next batch into a second buffer meanwhile. The background task only reads ciphertext: every
+// A read-only Stream that decodes an encrypted body (RFC 8188 framing) in constant memory. It reads
+// records and one byte more (Tink's shape): that byte, or the source's end, says whether the records
+// end the body, so ContentDecryptor.Open applies the end-of-body rule with every fact known. Every byte
+// is counted as it arrives, so a source exception loses nothing. Opted-in parallelism opens ~512 KiB
+// batches on several threads while a background task reads the next batch: ciphertext only, as every
 // record is opened inside a call of the caller's.
 
 using System;
@@ -23,31 +20,24 @@ namespace Cryptography.ContentEncoding;
 /// library's <c>aes256gcmsiv</c>) read from an underlying stream.
 /// </summary>
 /// <remarks>
-/// <para>The header is read at the first read. Data is returned a record at a time, and only once the
-/// record has verified: a failure throws a <see cref="ContentEncodingException"/> (header, truncated or
-/// corrupted) before any of that record's data is returned. A record is opened once the first byte
-/// after it has arrived, or the source has ended: that byte tells whether it is the body's last record.
-/// Reading returns 0 (end of data) only after the last record has been opened and the source has ended
-/// right after it. Data of earlier records has been returned by then: a consumer that must not act on
-/// a body that later fails should buffer, or act only once the stream has reported its end.</para>
-/// <para>After a failure (a <see cref="ContentEncodingException"/>), every later read throws the same
-/// exception. An exception from the source (such as an <see cref="IOException"/> or an
-/// <see cref="OperationCanceledException"/>) loses nothing: a later read resumes where the source left
-/// off.</para>
-/// <para>Memory: one pinned record buffer, which starts at the smaller of the record size and 64 KiB and
-/// doubles only when the data received fills it, up to the body's record size (at most
-/// <see cref="ContentEncodingOptions.MaxRecordSize"/>): a header announcing a large record size costs nothing until the data
-/// arrives. From a seekable source (a file, a <see cref="MemoryStream"/>) it grows at once to what the
-/// source still holds, since those bytes exist already. With <see cref="MaxDegreeOfParallelism"/> above 1,
-/// past the first 1 MiB of a body with records of at most 512 KiB, the stream holds two buffers of
-/// about 512 KiB: a background task reads the next batch of records while the caller reads this one.
-/// An instance is not safe for concurrent use. Disposing wipes the keys and the buffers.</para>
+/// <para>Data is returned only once its record has verified; a failure throws a
+/// <see cref="ContentEncodingException"/>, and so does every later read. A record is opened once the
+/// byte after it has arrived, or the source has ended: that byte says whether it is the last one.
+/// Reading returns 0 only after the last record, with the source ended right after it. Data of earlier
+/// records has been returned by then: a consumer that must not act on a body that later fails should
+/// buffer, or act only at the end. An exception from the source (such as an <see cref="IOException"/>
+/// or an <see cref="OperationCanceledException"/>) loses nothing: a later read resumes.</para>
+/// <para>Memory: one pinned buffer of up to 64 KiB, or the record size if larger (at most
+/// <see cref="ContentEncodingOptions.MaxRecordSize"/>), grown only as data arrives, so a header
+/// announcing large records costs nothing until the data comes. With <see cref="MaxDegreeOfParallelism"/>
+/// above 1, past the first 1 MiB (records of at most 512 KiB), two buffers of about 512 KiB: a background
+/// task reads the next batch while the caller reads this one. Not safe for concurrent use. Disposing
+/// wipes the keys and the buffers.</para>
 /// </remarks>
 public sealed class ContentDecryptingStream : Stream
 {
-    // The record buffer's first size when the record size is larger: the memory a body holds before
-    // it has sent more. 64 KiB: bodies with records up to that size (RFC 8188's examples use 4096)
-    // never grow the buffer or copy; larger records pay one copy of at most rs bytes, once.
+    // The buffer's first size: what a body holds before it has sent more. Records up to 64 KiB never
+    // grow it; larger ones pay one copy of at most rs bytes, once.
     internal const int InitialRecordBuffer = 65536;
 
     // How long disposing waits for a background read to end.
@@ -142,26 +132,20 @@ public sealed class ContentDecryptingStream : Stream
     /// <inheritdoc/>
     public override bool CanWrite => false;
 
-    /// <summary>Not supported.</summary>
-    /// <exception cref="NotSupportedException">Always.</exception>
+    /// <summary>Not supported: throws <see cref="NotSupportedException"/>.</summary>
     public override long Length => throw new NotSupportedException();
 
-    /// <summary>Not supported.</summary>
-    /// <exception cref="NotSupportedException">Always.</exception>
-    public override long Position
-    {
-        get => throw new NotSupportedException();
-        set => throw new NotSupportedException();
-    }
+    /// <summary>Not supported: throws <see cref="NotSupportedException"/>.</summary>
+    public override long Position { get => throw new NotSupportedException(); set => throw new NotSupportedException(); }
 
-    /// <summary>Reads verified, decrypted data.</summary>
+    /// <summary>Reads verified, decrypted data. When <paramref name="buffer"/> has room for the records
+    /// read, they decrypt straight into it.</summary>
     /// <param name="buffer">Receives the data.</param>
     /// <returns>The number of bytes read; 0 only at the verified end of the body (or for an empty <paramref name="buffer"/>).</returns>
     /// <exception cref="ContentEncodingHeaderException">The header is short or invalid, or no key is known for its key id.</exception>
     /// <exception cref="ContentEncodingTruncatedException">The body ended before its last record.</exception>
     /// <exception cref="ContentEncodingCorruptedException">A record does not verify, has bad padding, or data follows the last record.</exception>
     /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
-    /// <exception cref="IOException">The source failed (passed on as it is); nothing it returned before is lost, and a later read resumes.</exception>
     public override int Read(Span<byte> buffer)
     {
         ThrowIfUnusable();
@@ -183,13 +167,10 @@ public sealed class ContentDecryptingStream : Stream
         return 0;
     }
 
-    /// <summary>Reads verified, decrypted data, as <see cref="Read(Span{byte})"/> does.</summary>
-    /// <param name="buffer">Receives the data. When it has room for a whole record, the record decrypts straight into it.</param>
+    /// <inheritdoc cref="Read(Span{byte})"/>
+    /// <param name="buffer">Receives the data.</param>
     /// <param name="offset">Where to put the data in <paramref name="buffer"/>.</param>
     /// <param name="count">The most bytes to read.</param>
-    /// <returns>The number of bytes read; 0 only at the verified end of the body (or for <paramref name="count"/> 0).</returns>
-    /// <exception cref="ContentEncodingException">The header, a record or the body's end fails to verify.</exception>
-    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
     public override int Read(byte[] buffer, int offset, int count)
     {
         ValidateBufferArguments(buffer, offset, count);
@@ -203,12 +184,9 @@ public sealed class ContentDecryptingStream : Stream
         return Read(new Span<byte>(ref value)) == 0 ? -1 : value;
     }
 
-    /// <summary>Reads verified, decrypted data, as <see cref="Read(Span{byte})"/> does.</summary>
-    /// <param name="buffer">Receives the data. When it has room for a whole record, the record decrypts straight into it.</param>
+    /// <inheritdoc cref="Read(Span{byte})"/>
+    /// <param name="buffer">Receives the data.</param>
     /// <param name="cancellationToken">Cancels the reads from the source.</param>
-    /// <returns>The number of bytes read; 0 only at the verified end of the body (or for an empty <paramref name="buffer"/>).</returns>
-    /// <exception cref="ContentEncodingException">The header, a record or the body's end fails to verify.</exception>
-    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
     public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
     {
         ThrowIfUnusable();
@@ -230,10 +208,7 @@ public sealed class ContentDecryptingStream : Stream
         return 0;
     }
 
-    /// <summary>Reads verified, decrypted data, as <see cref="Read(Span{byte})"/> does.</summary>
-    /// <returns>The number of bytes read; 0 only at the verified end of the body (or for <paramref name="count"/> 0).</returns>
-    /// <exception cref="ContentEncodingException">The header, a record or the body's end fails to verify.</exception>
-    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
+    /// <inheritdoc cref="Read(Span{byte})"/>
     /// <param name="buffer">Receives the data.</param>
     /// <param name="offset">Where to put the data in <paramref name="buffer"/>.</param>
     /// <param name="count">The most bytes to read.</param>
@@ -244,10 +219,11 @@ public sealed class ContentDecryptingStream : Stream
         return ReadAsync(buffer.AsMemory(offset, count), cancellationToken).AsTask();
     }
 
-    /// <summary>Writes the verified, decrypted data to <paramref name="destination"/>, each piece from where it
-    /// was decrypted: the stream's own buffer, which is pinned and wiped, so no copy of the plaintext is left.</summary>
+    /// <summary>Writes the verified, decrypted data to <paramref name="destination"/> from the stream's own
+    /// buffer, which is pinned and wiped: no copy of the plaintext is left (<see cref="Stream"/>'s own
+    /// implementation would leave one in a shared pool).</summary>
     /// <param name="destination">The stream to write to.</param>
-    /// <param name="bufferSize">Unused: the data goes out a record, or a batch of records, at a time.</param>
+    /// <param name="bufferSize">Unused: the data goes out as its records are opened.</param>
     /// <exception cref="ContentEncodingException">The body fails; the data before the failure has been written.</exception>
     /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
     public override void CopyTo(Stream destination, int bufferSize)
@@ -268,14 +244,11 @@ public sealed class ContentDecryptingStream : Stream
         }
     }
 
-    /// <summary>Writes the verified, decrypted data to <paramref name="destination"/>, as <see cref="CopyTo(Stream, int)"/> does.</summary>
+    /// <inheritdoc cref="CopyTo(Stream, int)"/>
     /// <param name="destination">The stream to write to.</param>
-    /// <param name="bufferSize">Unused: the data goes out a record, or a batch of records, at a time.</param>
+    /// <param name="bufferSize">Unused: the data goes out as its records are opened.</param>
     /// <param name="cancellationToken">Cancels the reads from the source and the writes to <paramref name="destination"/>.</param>
     /// <returns>A task that completes when the whole verified content has been written.</returns>
-    /// <exception cref="ContentEncodingException">The body fails; the data before the failure has been written.</exception>
-    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
-    /// <remarks><see cref="Stream"/>'s own implementation would copy through a buffer from a shared pool and leave the plaintext there.</remarks>
     public override async Task CopyToAsync(Stream destination, int bufferSize, CancellationToken cancellationToken)
     {
         ValidateCopyToArguments(destination, bufferSize);
@@ -298,64 +271,41 @@ public sealed class ContentDecryptingStream : Stream
     {
     }
 
-    /// <summary>Not supported.</summary>
+    /// <summary>Not supported: throws <see cref="NotSupportedException"/>.</summary>
     /// <param name="buffer">Unused.</param>
     /// <param name="offset">Unused.</param>
     /// <param name="count">Unused.</param>
-    /// <exception cref="NotSupportedException">Always.</exception>
     public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
 
-    /// <summary>Not supported.</summary>
+    /// <summary>Not supported: throws <see cref="NotSupportedException"/>.</summary>
     /// <param name="offset">Unused.</param>
     /// <param name="origin">Unused.</param>
     /// <returns>Never returns.</returns>
-    /// <exception cref="NotSupportedException">Always.</exception>
     public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
 
-    /// <summary>Not supported.</summary>
+    /// <summary>Not supported: throws <see cref="NotSupportedException"/>.</summary>
     /// <param name="value">Unused.</param>
-    /// <exception cref="NotSupportedException">Always.</exception>
     public override void SetLength(long value) => throw new NotSupportedException();
 
-    /// <summary>Wipes the keys and the buffers and disposes the source unless it was to be left open,
-    /// without waiting for a background read (if one runs): its buffer is wiped when it ends.</summary>
+    /// <summary>Wipes the keys and the buffers and disposes the source unless it was to be left open. A
+    /// background read still running is given a moment to end; if it does not, its buffer is wiped when it does.</summary>
     /// <returns>A task that completes when the stream has been released.</returns>
     public override async ValueTask DisposeAsync()
     {
-        if (!_disposed)
-        {
-            await ReleaseAsync(useAsync: true).ConfigureAwait(false);
-            if (!_leaveOpen)
-            {
-                await _source.DisposeAsync().ConfigureAwait(false);
-            }
-        }
-
+        await ReleaseAsync(useAsync: true).ConfigureAwait(false);
         GC.SuppressFinalize(this);
     }
 
-    /// <summary>Wipes the keys and the buffers and disposes the source unless it was to be left open.</summary>
+    /// <inheritdoc cref="DisposeAsync()"/>
     /// <param name="disposing">Whether this is a call to Dispose rather than a finalizer.</param>
     protected override void Dispose(bool disposing)
     {
-        if (disposing && !_disposed)
+        if (disposing)
         {
-            Wait(ReleaseAsync(useAsync: false));
-            if (!_leaveOpen)
-            {
-                _source.Dispose();
-            }
+            ContentEncryptingStream.Wait(ReleaseAsync(useAsync: false));
         }
 
         base.Dispose(disposing);
-    }
-
-    private static void Wait(ValueTask task)
-    {
-        if (!task.IsCompletedSuccessfully)
-        {
-            task.AsTask().GetAwaiter().GetResult();
-        }
     }
 
     // A background read still running is given a moment to end, so that it stops using the source
@@ -364,6 +314,11 @@ public sealed class ContentDecryptingStream : Stream
     // ended by then keeps its buffer until it does; the buffer is wiped and given back then.
     private async ValueTask ReleaseAsync(bool useAsync)
     {
+        if (_disposed)
+        {
+            return;
+        }
+
         _disposed = true;
         _decryptor?.Dispose();
         if (_inputKeyingMaterial is not null)
@@ -401,6 +356,11 @@ public sealed class ContentDecryptingStream : Stream
             {
                 spare.Release();
             }
+        }
+
+        if (!_leaveOpen)
+        {
+            await (useAsync ? _source.DisposeAsync() : ContentEncryptingStream.Disposed(_source)).ConfigureAwait(false);
         }
     }
 
@@ -743,29 +703,15 @@ public sealed class ContentDecryptingStream : Stream
     /// <summary>A buffer of records and what has become of them.</summary>
     internal sealed class Batch
     {
-        /// <summary>The pinned buffer (from <see cref="PinnedBuffers"/>), or null before the first read.</summary>
-        public byte[]? Buffer { get; set; }
-
-        /// <summary>The bytes received from the source into the buffer, from its start.</summary>
-        public int Received { get; set; }
-
-        /// <summary>How far plaintext may reach: the furthest the buffer was ever filled.</summary>
-        public int Used { get; set; }
-
-        public bool SourceEnded { get; set; }
-
-        /// <summary>Whether the records have been opened, so the next fill starts over.</summary>
-        public bool Spent { get; set; } = true;
-
-        public int[] Lengths { get; set; } = [];
-
-        /// <summary>The verified data, moved together at the buffer's start, and how much of it was taken.</summary>
-        public int DataLength { get; set; }
-
-        public int Taken { get; set; }
-
-        /// <summary>The failure to report once the data before it has been taken.</summary>
-        public ContentEncodingException? Error { get; set; }
+        public byte[]? Buffer;                     // pinned (PinnedBuffers), null before the first read
+        public int Received;                       // bytes from the source, from the buffer's start
+        public int Used;                           // how far plaintext may reach: the furthest ever filled
+        public bool SourceEnded;
+        public bool Spent = true;                  // opened: the next fill starts over
+        public int[] Lengths = [];
+        public int DataLength;                     // the verified data, moved to the buffer's start
+        public int Taken;                          // how much of it was handed out
+        public ContentEncodingException? Error;    // reported once the data before it is taken
 
         /// <summary>Where the records to open end: at the source's end, or before the last byte
         /// received (the first of the next record, which says whether the records end the body).</summary>

@@ -1,11 +1,9 @@
-// A write-only Stream that encodes what is written to it as an encrypted body (RFC 8188 framing)
-// on an underlying stream, in constant memory: one record buffer, pinned (so the garbage collector
-// leaves no copy of the plaintext behind), from PinnedBuffers, and wiped before it goes back. A full
-// record is sealed only when more data arrives, because only then is it known not to be the last;
-// FlushFinalBlock (or Dispose) seals the last one. With MaxDegreeOfParallelism above 1, past the first
-// 1 MiB, the buffer holds a batch of about 512 KiB of data, sealed on several threads into one of two
-// output buffers, and a background task writes a sealed batch while the caller fills the next: the
-// background task only writes ciphertext, every record is sealed inside a call of the caller's.
+// A write-only Stream that encodes what is written to it as an encrypted body (RFC 8188 framing), in
+// constant memory: pinned buffers from PinnedBuffers, wiped before they go back. A full record is
+// sealed only when more data arrives, since only then is it known not to be the last; FlushFinalBlock
+// (or Dispose) seals the last one. Opted-in parallelism seals ~512 KiB batches on several threads into
+// one of two output buffers while a background task writes the one before: ciphertext only, as every
+// record is sealed inside a call of the caller's.
 
 using System;
 using System.IO;
@@ -22,21 +20,18 @@ namespace Cryptography.ContentEncoding;
 /// <c>aes128gcm</c>, or this library's <c>aes256gcmsiv</c>) on an underlying stream.
 /// </summary>
 /// <remarks>
-/// <para>The header goes out with the first record. Each full record goes out as soon as a byte
-/// beyond it is written; <see cref="FlushFinalBlock"/>, <see cref="FlushFinalBlockAsync"/>,
-/// <see cref="Stream.Dispose()"/> and <see cref="DisposeAsync"/> write the last record (as
-/// <see cref="System.Security.Cryptography.CryptoStream"/> and <see cref="System.IO.Compression.GZipStream"/> do).
-/// When the data source failed half way, call <see cref="Abort"/> instead, so that the receiver sees a
-/// truncated body and rejects it rather than a complete body that is shorter than intended. A failed or
-/// cancelled write to the destination does the same by itself: records may be lost part way, so every
-/// later call throws <see cref="InvalidOperationException"/> and disposing writes no last record. An
-/// exception from the source of <see cref="CopyFrom"/> loses nothing, and the copy may be resumed.</para>
-/// <para>Memory: one record buffer of the record size. With <see cref="MaxDegreeOfParallelism"/> above 1,
-/// past the first 1 MiB of data a body (with records of at most 512 KiB) is sealed in batches of about
-/// 512 KiB on up to <see cref="MaxDegreeOfParallelism"/> threads, and a background task writes each batch
-/// to the destination while the caller writes the next data: then the stream holds three buffers of
-/// about 512 KiB. An error of the destination surfaces at the next call. An instance is not safe for
-/// concurrent use. Disposing wipes the keys and the buffers.</para>
+/// <para>The header goes out with the first record; each full record as soon as a byte beyond it is
+/// written; the last one at <see cref="FlushFinalBlock"/>, <see cref="FlushFinalBlockAsync"/> or disposal
+/// (as <see cref="System.Security.Cryptography.CryptoStream"/> does). When the data source failed half way,
+/// call <see cref="Abort"/> instead, so that the receiver rejects the body as truncated. A failed or
+/// cancelled write to the destination may lose records, so it does the same by itself: every later call
+/// throws <see cref="InvalidOperationException"/>. An exception from the source of <see cref="CopyFrom"/>
+/// loses nothing, and the copy may be resumed.</para>
+/// <para>Memory: one record buffer. With <see cref="MaxDegreeOfParallelism"/> above 1, past the first 1 MiB
+/// (records of at most 512 KiB), batches of about 512 KiB are sealed on several threads and written by a
+/// background task while the caller goes on: three buffers of that size, four while <see cref="CopyFrom"/>
+/// reads the next batch during the sealing. An error of the destination surfaces at the next call. Not
+/// safe for concurrent use. Disposing wipes the keys and the buffers.</para>
 /// </remarks>
 public sealed class ContentEncryptingStream : Stream
 {
@@ -59,11 +54,9 @@ public sealed class ContentEncryptingStream : Stream
     private bool _finished;
     private bool _disposed;
 
-    // A write to the destination that failed or was cancelled part way: records may be lost between
-    // what was taken and what went out, so the body can no longer be finished. Sticky, as age's
-    // stream keeps its error: every later call throws, and Dispose writes no last record, so the
-    // receiver sees a truncated body (issue 31, defect 2: a cancelled CopyFromAsync dropped a batch,
-    // and the resumed body verified without it).
+    // A write to the destination that failed or was cancelled part way may have lost records, so the
+    // body can no longer be finished. Sticky, as age's stream keeps its error: every later call throws
+    // and Dispose writes no last record (issue 31, defect 2: a resumed body verified with a batch lost).
     private Exception? _fault;
 
     /// <summary>Creates a stream that writes an encrypted body to <paramref name="destination"/>.</summary>
@@ -107,17 +100,11 @@ public sealed class ContentEncryptingStream : Stream
     /// <inheritdoc/>
     public override bool CanWrite => !_disposed && !_finished;
 
-    /// <summary>Not supported.</summary>
-    /// <exception cref="NotSupportedException">Always.</exception>
+    /// <summary>Not supported: throws <see cref="NotSupportedException"/>.</summary>
     public override long Length => throw new NotSupportedException();
 
-    /// <summary>Not supported.</summary>
-    /// <exception cref="NotSupportedException">Always.</exception>
-    public override long Position
-    {
-        get => throw new NotSupportedException();
-        set => throw new NotSupportedException();
-    }
+    /// <summary>Not supported: throws <see cref="NotSupportedException"/>.</summary>
+    public override long Position { get => throw new NotSupportedException(); set => throw new NotSupportedException(); }
 
     /// <summary>Encrypts <paramref name="buffer"/>, writing each record to the destination once it is known not to be the last.</summary>
     /// <param name="buffer">The data.</param>
@@ -137,9 +124,7 @@ public sealed class ContentEncryptingStream : Stream
         }
     }
 
-    /// <summary>Encrypts data, as <see cref="Write(ReadOnlySpan{byte})"/> does.</summary>
-    /// <exception cref="InvalidOperationException">The last record has been written, or an earlier write to the destination failed.</exception>
-    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
+    /// <inheritdoc cref="Write(ReadOnlySpan{byte})"/>
     /// <param name="buffer">The data.</param>
     /// <param name="offset">Where the data starts in <paramref name="buffer"/>.</param>
     /// <param name="count">The data's length.</param>
@@ -149,18 +134,14 @@ public sealed class ContentEncryptingStream : Stream
         Write(buffer.AsSpan(offset, count));
     }
 
-    /// <summary>Encrypts one byte, as <see cref="Write(ReadOnlySpan{byte})"/> does.</summary>
-    /// <exception cref="InvalidOperationException">The last record has been written, or an earlier write to the destination failed.</exception>
-    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
+    /// <inheritdoc cref="Write(ReadOnlySpan{byte})"/>
     /// <param name="value">The byte.</param>
     public override void WriteByte(byte value) => Write(new ReadOnlySpan<byte>(in value));
 
-    /// <summary>Encrypts <paramref name="buffer"/>, writing each record to the destination once it is known not to be the last.</summary>
+    /// <inheritdoc cref="Write(ReadOnlySpan{byte})"/>
     /// <param name="buffer">The data.</param>
     /// <param name="cancellationToken">Cancels the writes to the destination.</param>
     /// <returns>A task that completes when the data has been taken.</returns>
-    /// <exception cref="InvalidOperationException">The last record has been written, or an earlier write to the destination failed.</exception>
-    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
     public override async ValueTask WriteAsync(ReadOnlyMemory<byte> buffer, CancellationToken cancellationToken = default)
     {
         ThrowIfNotWritable();
@@ -175,10 +156,7 @@ public sealed class ContentEncryptingStream : Stream
         }
     }
 
-    /// <summary>Encrypts data, as <see cref="WriteAsync(ReadOnlyMemory{byte}, CancellationToken)"/> does.</summary>
-    /// <returns>A task that completes when the data has been taken.</returns>
-    /// <exception cref="InvalidOperationException">The last record has been written, or an earlier write to the destination failed.</exception>
-    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
+    /// <inheritdoc cref="WriteAsync(ReadOnlyMemory{byte}, CancellationToken)"/>
     /// <param name="buffer">The data.</param>
     /// <param name="offset">Where the data starts in <paramref name="buffer"/>.</param>
     /// <param name="count">The data's length.</param>
@@ -207,15 +185,9 @@ public sealed class ContentEncryptingStream : Stream
         return Wait(CopyFromAsync(source, useAsync: false, CancellationToken.None));
     }
 
-    /// <summary>Encrypts everything <paramref name="source"/> holds, from where it is to its end, as
-    /// <see cref="CopyFrom(Stream)"/> does, reading asynchronously.</summary>
+    /// <inheritdoc cref="CopyFrom(Stream)"/>
     /// <param name="source">The stream to read the data from; read until a read returns 0.</param>
     /// <param name="cancellationToken">Cancels the reads from the source and the writes to the destination.</param>
-    /// <returns>The number of bytes read from <paramref name="source"/>.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="source"/> is <see langword="null"/>.</exception>
-    /// <exception cref="ArgumentException"><paramref name="source"/> is not readable.</exception>
-    /// <exception cref="InvalidOperationException">The last record has been written, or an earlier write to the destination failed.</exception>
-    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
     public async ValueTask<long> CopyFromAsync(Stream source, CancellationToken cancellationToken = default)
     {
         ValidateSource(source);
@@ -261,30 +233,55 @@ public sealed class ContentEncryptingStream : Stream
         Dispose();
     }
 
-    /// <summary>Not supported.</summary>
+    /// <summary>Not supported: throws <see cref="NotSupportedException"/>.</summary>
     /// <param name="buffer">Unused.</param>
     /// <param name="offset">Unused.</param>
     /// <param name="count">Unused.</param>
     /// <returns>Never returns.</returns>
-    /// <exception cref="NotSupportedException">Always.</exception>
     public override int Read(byte[] buffer, int offset, int count) => throw new NotSupportedException();
 
-    /// <summary>Not supported.</summary>
+    /// <summary>Not supported: throws <see cref="NotSupportedException"/>.</summary>
     /// <param name="offset">Unused.</param>
     /// <param name="origin">Unused.</param>
     /// <returns>Never returns.</returns>
-    /// <exception cref="NotSupportedException">Always.</exception>
     public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
 
-    /// <summary>Not supported.</summary>
+    /// <summary>Not supported: throws <see cref="NotSupportedException"/>.</summary>
     /// <param name="value">Unused.</param>
-    /// <exception cref="NotSupportedException">Always.</exception>
     public override void SetLength(long value) => throw new NotSupportedException();
 
     /// <summary>Writes the last record unless <see cref="Abort"/> was called, then wipes the keys and the
-    /// buffer and disposes the destination unless it was to be left open.</summary>
+    /// buffers and disposes the destination unless it was to be left open.</summary>
     /// <returns>A task that completes when the stream has been released.</returns>
     public override async ValueTask DisposeAsync()
+    {
+        await DisposeAsync(useAsync: true).ConfigureAwait(false);
+        GC.SuppressFinalize(this);
+    }
+
+    /// <inheritdoc cref="DisposeAsync()"/>
+    /// <param name="disposing">Whether this is a call to Dispose rather than a finalizer.</param>
+    protected override void Dispose(bool disposing)
+    {
+        if (disposing)
+        {
+            Wait(DisposeAsync(useAsync: false));
+        }
+
+        base.Dispose(disposing);
+    }
+
+    internal static void Wait(ValueTask task)
+    {
+        if (!task.IsCompletedSuccessfully)
+        {
+            task.AsTask().GetAwaiter().GetResult();
+        }
+    }
+
+    private static T Wait<T>(ValueTask<T> task) => task.IsCompletedSuccessfully ? task.Result : task.AsTask().GetAwaiter().GetResult();
+
+    private async ValueTask DisposeAsync(bool useAsync)
     {
         if (_disposed)
         {
@@ -295,60 +292,24 @@ public sealed class ContentEncryptingStream : Stream
         {
             if (!_finished && _fault is null)
             {
-                await FlushFinalBlockAsync().ConfigureAwait(false);
+                await FinishBodyAsync(useAsync, CancellationToken.None).ConfigureAwait(false);
             }
         }
         finally
         {
-            await ReleaseAsync(useAsync: true).ConfigureAwait(false);
+            await ReleaseAsync(useAsync).ConfigureAwait(false);
             if (!_leaveOpen)
             {
-                await _destination.DisposeAsync().ConfigureAwait(false);
+                await (useAsync ? _destination.DisposeAsync() : Disposed(_destination)).ConfigureAwait(false);
             }
-
-            GC.SuppressFinalize(this);
         }
     }
 
-    /// <summary>Writes the last record unless <see cref="Abort"/> was called, then wipes the keys and the
-    /// buffer and disposes the destination unless it was to be left open.</summary>
-    /// <param name="disposing">Whether this is a call to Dispose rather than a finalizer.</param>
-    protected override void Dispose(bool disposing)
+    internal static ValueTask Disposed(Stream stream)
     {
-        if (_disposed || !disposing)
-        {
-            base.Dispose(disposing);
-            return;
-        }
-
-        try
-        {
-            if (!_finished && _fault is null)
-            {
-                FlushFinalBlock();
-            }
-        }
-        finally
-        {
-            Wait(ReleaseAsync(useAsync: false));
-            if (!_leaveOpen)
-            {
-                _destination.Dispose();
-            }
-
-            base.Dispose(disposing);
-        }
+        stream.Dispose();
+        return default;
     }
-
-    private static void Wait(ValueTask task)
-    {
-        if (!task.IsCompletedSuccessfully)
-        {
-            task.AsTask().GetAwaiter().GetResult();
-        }
-    }
-
-    private static T Wait<T>(ValueTask<T> task) => task.IsCompletedSuccessfully ? task.Result : task.AsTask().GetAwaiter().GetResult();
 
     // The data a full buffer holds: whole records' data.
     private int Capacity => _recordsPerBatch * _maxData;
