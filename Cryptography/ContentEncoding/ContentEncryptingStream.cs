@@ -383,9 +383,6 @@ public sealed class ContentEncryptingStream : Stream
         }
     }
 
-    // Where the next data goes: one stretch, so that CopyFrom reads a whole batch at a time.
-    private Memory<byte> Space() => _buffer.AsMemory(_count, Capacity - _count);
-
     // Copies what fits of `data` into the buffer; returns how much.
     private int Take(ReadOnlySpan<byte> data)
     {
@@ -422,24 +419,27 @@ public sealed class ContentEncryptingStream : Stream
     }
 
     // Each operation below is written once, for both paths (CryptoStream's pattern): with useAsync
-    // false every call it makes is synchronous, so the ValueTask has completed when it returns and
-    // Wait only takes its result.
+    // false every call it makes is synchronous but for the waits for a background task.
 
-    // The buffer is full and more data follows: seal its records and send them, and past the first
-    // 1 MiB start batches if the caller opted in. A failure here may lose what was taken, so it
-    // faults the stream for good.
-    private async ValueTask AdvanceAsync(bool useAsync, CancellationToken cancellationToken)
+    // A failure between taking data and writing its records may lose some, so it faults the stream for good.
+    private async ValueTask Guard(ValueTask operation)
     {
         try
         {
-            await SendAsync(Seal(isLast: false), isLast: false, useAsync, cancellationToken).ConfigureAwait(false);
+            await operation.ConfigureAwait(false);
         }
         catch (Exception exception)
         {
             _fault ??= exception;
             throw;
         }
+    }
 
+    // The buffer is full and more data follows: seal its records and send them, and past the first
+    // 1 MiB start batches if the caller opted in.
+    private async ValueTask AdvanceAsync(bool useAsync, CancellationToken cancellationToken)
+    {
+        await Guard(SendAsync(isLast: false, useAsync, cancellationToken)).ConfigureAwait(false);
         int recordSize = _encryptor.RecordSize;
         if (_recordsPerBatch == 1 && RecordBatch.Applies(MaxDegreeOfParallelism, recordSize) && _encryptor.RecordCount * _maxData >= RecordBatch.StartBytes)
         {
@@ -449,23 +449,24 @@ public sealed class ContentEncryptingStream : Stream
         }
     }
 
-    // Sends `length` bytes of sealed records, after the header before the first. On the parallel path
-    // a background task writes a batch while the caller fills the next, once it has finished the
+    // Seals the buffered records and sends them, after the header before the first. On the parallel
+    // path a background task writes a batch while the caller fills the next, once it has finished the
     // batch before (whose buffer is the next to seal into); the last records go out from here.
-    private async ValueTask SendAsync(int length, bool isLast, bool useAsync, CancellationToken cancellationToken)
+    private async ValueTask SendAsync(bool isLast, bool useAsync, CancellationToken cancellationToken)
     {
+        int length = Seal(isLast);
         if (!_headerWritten)
         {
             byte[] header = new byte[_encryptor.Header.Length];
             _encryptor.Header.WriteTo(header);
-            await WriteAsync(_destination, header, useAsync, cancellationToken).ConfigureAwait(false);
+            await WriteAsync(header, useAsync, cancellationToken).ConfigureAwait(false);
             _headerWritten = true;
         }
 
         await WrittenAsync(useAsync, cancellationToken).ConfigureAwait(false);
         if (_recordsPerBatch == 1 || isLast)
         {
-            await WriteAsync(_destination, (_recordsPerBatch == 1 ? _buffer : _output).AsMemory(0, length), useAsync, cancellationToken).ConfigureAwait(false);
+            await WriteAsync((_recordsPerBatch == 1 ? _buffer : _output).AsMemory(0, length), useAsync, cancellationToken).ConfigureAwait(false);
             return;
         }
 
@@ -476,7 +477,7 @@ public sealed class ContentEncryptingStream : Stream
 
     // Its own method: a lambda capturing SendAsync's parameters would allocate its closure at every call.
     private Task WriteBehind(ReadOnlyMemory<byte> records, bool useAsync) =>
-        Task.Run(async () => await WriteAsync(_destination, records, useAsync, CancellationToken.None).ConfigureAwait(false));
+        Task.Run(async () => await WriteAsync(records, useAsync, CancellationToken.None).ConfigureAwait(false));
 
     // Waits for the background write, if one runs; its failure comes out here.
     private async ValueTask WrittenAsync(bool useAsync, CancellationToken cancellationToken)
@@ -488,130 +489,101 @@ public sealed class ContentEncryptingStream : Stream
         }
     }
 
-    private static async ValueTask WriteAsync(Stream destination, ReadOnlyMemory<byte> data, bool useAsync, CancellationToken cancellationToken)
+    private ValueTask WriteAsync(ReadOnlyMemory<byte> data, bool useAsync, CancellationToken cancellationToken)
     {
         if (useAsync)
         {
-            await destination.WriteAsync(data, cancellationToken).ConfigureAwait(false);
+            return _destination.WriteAsync(data, cancellationToken);
         }
-        else
-        {
-            destination.Write(data.Span);
-        }
+
+        _destination.Write(data.Span);
+        return default;
     }
 
     private async ValueTask FlushAsync(bool useAsync, CancellationToken cancellationToken)
     {
-        try
-        {
-            await WrittenAsync(useAsync, cancellationToken).ConfigureAwait(false);
-        }
-        catch (Exception exception)
-        {
-            _fault ??= exception;
-            throw;
-        }
+        await Guard(WrittenAsync(useAsync, cancellationToken)).ConfigureAwait(false);
+        await (useAsync ? new ValueTask(_destination.FlushAsync(cancellationToken)) : Flushed(_destination)).ConfigureAwait(false);
+    }
 
-        if (useAsync)
-        {
-            await _destination.FlushAsync(cancellationToken).ConfigureAwait(false);
-        }
-        else
-        {
-            _destination.Flush();
-        }
+    private static ValueTask Flushed(Stream stream)
+    {
+        stream.Flush();
+        return default;
     }
 
     private async ValueTask<long> CopyFromAsync(Stream source, bool useAsync, CancellationToken cancellationToken)
     {
         long total = 0;
+        byte[] probe = _probe ??= GC.AllocateArray<byte>(1, pinned: true);
         while (true)
         {
-            int read;
-            if (_count < Capacity)
-            {
-                Memory<byte> space = Space();
-                read = useAsync ? await source.ReadAsync(space, cancellationToken).ConfigureAwait(false) : source.Read(space.Span);
-                _count += read;
-            }
-            else
-            {
-                // The buffer is full, and its records go out only once more data is known to follow:
-                // read one byte, then seal and send them and take the byte. The rest of the next
-                // records is then read straight into the buffer again.
-                byte[] probe = _probe ??= GC.AllocateArray<byte>(1, pinned: true);
-                try
-                {
-                    read = useAsync ? await source.ReadAsync(probe, cancellationToken).ConfigureAwait(false) : source.Read(probe);
-                    if (read > 0 && _recordsPerBatch > 1)
-                    {
-                        read = await AdvanceReadingAsync(source, useAsync, cancellationToken).ConfigureAwait(false);
-                    }
-                    else if (read > 0)
-                    {
-                        await AdvanceAsync(useAsync, cancellationToken).ConfigureAwait(false);
-                        Take(probe);
-                    }
-                }
-                finally
-                {
-                    probe[0] = 0;
-                }
-            }
-
-            if (read == 0)
-            {
-                return total;
-            }
-
+            // A full buffer's records go out only once more data is known to follow: one byte is read
+            // first. Otherwise the data is read straight into the buffer, a whole batch at a time.
+            bool full = _count == Capacity;
+            Memory<byte> space = full ? probe : _buffer.AsMemory(_count, Capacity - _count);
+            int read = useAsync ? await source.ReadAsync(space, cancellationToken).ConfigureAwait(false) : source.Read(space.Span);
             total += read;
+            if (read == 0 || !full)
+            {
+                _count += read;
+                if (read == 0)
+                {
+                    return total;
+                }
+
+                continue;
+            }
+
+            try
+            {
+                if (_recordsPerBatch == 1)
+                {
+                    await AdvanceAsync(useAsync, cancellationToken).ConfigureAwait(false);
+                    Take(probe);
+                }
+                else
+                {
+                    total += await AdvanceReadingAsync(source, useAsync, cancellationToken).ConfigureAwait(false);
+                }
+            }
+            finally
+            {
+                probe[0] = 0;
+            }
         }
     }
 
-    // CopyFrom's step on the parallel path, once the probe byte says more data follows: a background
-    // task reads the rest of the next batch into a second data buffer while this batch is sealed and
-    // sent, so that reading the source and sealing overlap. Every byte it reads is counted as it
-    // arrives and kept, whatever fails; a source error comes out after the batch went out. Returns
-    // the bytes taken (the probe's included).
+    // CopyFrom on the parallel path, once the probe byte says more data follows: a background task
+    // reads the rest of the next batch into a second data buffer while this batch is sealed and sent,
+    // so that reading and sealing overlap. What it reads is counted as it arrives and kept, whatever
+    // fails; its error comes out once the batch went out. Returns the bytes it read.
     private async ValueTask<int> AdvanceReadingAsync(Stream source, bool useAsync, CancellationToken cancellationToken)
     {
         byte[] next = _nextData ??= PinnedBuffers.Rent(Capacity);
         next[0] = _probe![0];
         _nextCount = 1;
         Task reading = ReadAhead(source, next, useAsync, cancellationToken);
-        Exception? readError = null;
         try
         {
             await AdvanceAsync(useAsync, cancellationToken).ConfigureAwait(false);
         }
         finally
         {
-            try
-            {
-                if (useAsync)
-                {
-                    await reading.ConfigureAwait(false);
-                }
-                else
-                {
-                    reading.GetAwaiter().GetResult();
-                }
-            }
-            catch (Exception exception)
-            {
-                readError = exception;
-            }
-
+            // The read uses the caller's source: it ends before this returns.
+            await (useAsync ? reading : Waited(reading)).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
             (_buffer, _nextData) = (next, _buffer);
             _count = _nextCount;
         }
 
-        if (readError is not null)
-        {
-            ExceptionDispatchInfo.Throw(readError);
-        }
+        await reading.ConfigureAwait(false);
+        return _count - 1;
+    }
 
-        return _count;
+    private static Task Waited(Task task)
+    {
+        ((IAsyncResult)task).AsyncWaitHandle.WaitOne();
+        return task;
     }
 
     // Its own method: a lambda capturing the caller's parameters would allocate its closure at every call.
@@ -630,22 +602,11 @@ public sealed class ContentEncryptingStream : Stream
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
         ThrowIfFaulted();
-        if (_finished)
+        if (!_finished)
         {
-            return;
+            await Guard(SendAsync(isLast: true, useAsync, cancellationToken)).ConfigureAwait(false);
+            _finished = true;
+            await FlushAsync(useAsync, cancellationToken).ConfigureAwait(false);
         }
-
-        try
-        {
-            await SendAsync(Seal(isLast: true), isLast: true, useAsync, cancellationToken).ConfigureAwait(false);
-        }
-        catch (Exception exception)
-        {
-            _fault ??= exception;
-            throw;
-        }
-
-        _finished = true;
-        await FlushAsync(useAsync, cancellationToken).ConfigureAwait(false);
     }
 }
