@@ -1,10 +1,8 @@
-// The decoding side of the RFC 8188 record layer. It enforces the rules of section 2: record i opens
-// only with nonce i (so reordering, removal and substitution fail the tag); the plaintext, stripped of
-// trailing zeros, ends in 0x01 for a record that is followed by another or 0x02 for the last; a record
-// shorter than rs is the last one; nothing follows the last record. Plaintext leaves a record only
-// after its tag has verified and its padding checked; on any failure the record's output is zeroed.
-// Every decoder (one-shots, streams, this type's public methods) goes through Open, which owns the
-// end-of-body rule.
+// The decoding side of the RFC 8188 record layer (section 2): record i opens only with nonce i, so
+// reordering, removal and substitution fail the tag; the plaintext, less trailing zeros, ends in 0x01,
+// or 0x02 for the last record; a record shorter than rs is the last; nothing follows the last. Data
+// leaves a record only once its tag and padding have been checked; on failure its output is zeroed.
+// Every decoder goes through Open, which owns the end-of-body rule.
 
 using System;
 using System.Buffers;
@@ -53,11 +51,10 @@ public sealed class ContentDecryptor : IDisposable
     public bool IsComplete { get; private set; }
 
     /// <summary>Verifies and decrypts the next record.</summary>
-    /// <param name="record">The record: <see cref="ContentEncodingHeader.RecordSize"/> bytes, or fewer for the body's final record.</param>
-    /// <param name="destination">Receives the record's plaintext with its delimiter and padding:
-    /// at least <paramref name="record"/>.Length - 16 bytes. The data is the first (returned) bytes;
-    /// the rest of those bytes is zeroed. It may start at the very same place as <paramref name="record"/>
-    /// (in place) but must not overlap it otherwise. On failure those bytes are zeroed.</param>
+    /// <param name="record">The record: <see cref="ContentEncodingHeader.RecordSize"/> bytes, fewer only for the body's final record.</param>
+    /// <param name="destination">Receives the plaintext: at least <paramref name="record"/>.Length - 16 bytes, the data
+    /// first, the rest zeroed (all of it on failure). It may start where <paramref name="record"/> starts (in place)
+    /// but must not overlap it otherwise.</param>
     /// <param name="isLastRecord">Whether the record is marked as the last one.</param>
     /// <returns>The length of the record's data.</returns>
     /// <exception cref="ContentEncodingCorruptedException">The tag does not verify, the padding or delimiter is
@@ -91,28 +88,20 @@ public sealed class ContentDecryptor : IDisposable
     }
 
     /// <summary>Verifies and decrypts consecutive full-size records on up to
-    /// <paramref name="maxDegreeOfParallelism"/> threads.</summary>
-    /// <param name="records">The records: a whole number of <see cref="ContentEncodingHeader.RecordSize"/>-byte
-    /// records, the next ones in the body. May be empty. A body's final record, if shorter, goes to <see cref="DecryptRecord"/>.</param>
-    /// <param name="destination">Receives record i's plaintext at offset i × (record size − 16): its data
-    /// (the first <paramref name="dataLengths"/>[i] bytes there), then zeros. It must hold
-    /// (record size − 16) bytes per record and must not overlap <paramref name="records"/>.</param>
-    /// <param name="dataLengths">Receives each record's data length; at least one entry per record.</param>
-    /// <param name="maxDegreeOfParallelism">How many threads may open records at once (the calling thread
-    /// is one of them); 1 opens them one after another on the calling thread.</param>
+    /// <paramref name="maxDegreeOfParallelism"/> threads, with the checks of <see cref="DecryptRecord"/> in order.</summary>
+    /// <param name="records">A whole number of <see cref="ContentEncodingHeader.RecordSize"/>-byte records, the next
+    /// ones in the body; may be empty. A shorter final record goes to <see cref="DecryptRecord"/>.</param>
+    /// <param name="destination">Receives record i's plaintext at i × (record size − 16): its data, then zeros.
+    /// Must not overlap <paramref name="records"/>.</param>
+    /// <param name="dataLengths">Receives each record's data length.</param>
+    /// <param name="maxDegreeOfParallelism">How many threads may open records at once, the calling thread included.</param>
     /// <returns>The number of records opened.</returns>
-    /// <remarks>
-    /// <para>The same checks as calling <see cref="DecryptRecord"/> once per record, in order. A full-size
-    /// record may be the last one: then <see cref="IsComplete"/> becomes true, and a record after it fails.</para>
-    /// <para>On failure the exception is the one the first bad record would give (its
-    /// <see cref="ContentEncodingException.RecordIndex"/> says which). The records before it verified:
-    /// <see cref="RecordCount"/> has advanced past them, and their plaintext and lengths are in place, so a
-    /// streaming caller may release them. Everything from the bad record on is zeroed.</para>
-    /// </remarks>
-    /// <exception cref="ContentEncodingCorruptedException">A record's tag does not verify, its padding or
-    /// delimiter is invalid, or a record follows the last one.</exception>
-    /// <exception cref="ArgumentException"><paramref name="records"/> is not a whole number of records, or
-    /// <paramref name="destination"/> or <paramref name="dataLengths"/> is too short, or the buffers overlap.</exception>
+    /// <remarks>A full-size record may be the last one; a record after it fails. On failure the exception is the
+    /// one the first bad record gives (see <see cref="ContentEncodingException.RecordIndex"/>); the records before
+    /// it verified (<see cref="RecordCount"/> counts them) and their plaintext and lengths are in place, and
+    /// everything from the bad record on is zeroed.</remarks>
+    /// <exception cref="ContentEncodingCorruptedException">A record does not verify, has bad padding, or follows the last one.</exception>
+    /// <exception cref="ArgumentException">The lengths do not fit, or the buffers overlap.</exception>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxDegreeOfParallelism"/> is less than 1.</exception>
     /// <exception cref="ObjectDisposedException">The instance has been disposed.</exception>
     public int DecryptRecords(ReadOnlyMemory<byte> records, Memory<byte> destination, Span<int> dataLengths, int maxDegreeOfParallelism = 1)
@@ -167,25 +156,20 @@ public sealed class ContentDecryptor : IDisposable
     }
 
     /// <summary>
-    /// Opens the next records in order and applies RFC 8188 section 2's end-of-body rule: the one place
-    /// it is written. Record i is <paramref name="records"/>[i × rs ..], each full-size but the last,
-    /// which ends where <paramref name="records"/> ends; its plaintext goes to
-    /// <paramref name="destination"/>[i × <paramref name="stride"/> ..] (stride rs opens in place).
-    /// <paramref name="isFinal"/> says whether the body ends right after these records. A streaming
-    /// reader knows it, because it reads one byte past a record before opening it (Tink's shape): then
-    /// the final record must be marked as the last, no other may be, and a record marked as the last
-    /// with data after it is not released. <see langword="null"/> (the public record-at-a-time methods,
-    /// whose callers say nothing of what follows) leaves the end to <see cref="Complete"/>.
+    /// Opens the next records in order and applies RFC 8188's end-of-body rule: the one place it is
+    /// written. Record i is <paramref name="records"/>[i × rs ..], full-size but the last; its plaintext
+    /// goes to <paramref name="destination"/>[i × <paramref name="stride"/> ..] (stride rs: in place).
+    /// <paramref name="isFinal"/>: whether the body ends right after these records, as a stream knows
+    /// from the byte it read past them (Tink's shape); then the final record must be marked as the last
+    /// and no other may be. <see langword="null"/> (the public methods) leaves the end to <see cref="Complete"/>.
     /// </summary>
-    /// <returns>How many records are released: verified, their data lengths in <paramref name="lengths"/>,
-    /// their padding zeroed. Everything from the first record not released on is zeroed, and
-    /// <paramref name="error"/> says why; the records before it stay valid for the caller to hand out.</returns>
+    /// <returns>How many records are released (verified, lengths set, padding zeroed). From the first
+    /// record not released on everything is zeroed, and <paramref name="error"/> says why.</returns>
     internal int Open(ReadOnlyMemory<byte> records, Memory<byte> destination, int stride, Span<int> lengths, bool? isFinal, int threads, out ContentEncodingException? error) =>
         Open(records.Span, destination.Span, stride, lengths, isFinal, out error, threads == 1 ? null : (records, destination, threads));
 
-    /// <summary><see cref="Open(ReadOnlyMemory{byte}, Memory{byte}, int, Span{int}, bool?, int, out ContentEncodingException?)"/>
-    /// on the calling thread, on spans (a caller's buffer may be the destination), or on several
-    /// threads when <paramref name="parallel"/> gives the same memory and a thread count.</summary>
+    // The same on spans (a caller's buffer may be the destination), on this thread, or on several when
+    // `parallel` gives the same memory and a thread count.
     internal int Open(ReadOnlySpan<byte> records, Span<byte> destination, int stride, Span<int> lengths, bool? isFinal, out ContentEncodingException? error, (ReadOnlyMemory<byte> Records, Memory<byte> Destination, int Threads)? parallel = null)
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
@@ -306,32 +290,22 @@ public sealed class ContentDecryptor : IDisposable
         }
     }
 
-    /// <summary>What opening one record found.</summary>
+    // What opening one record found: Opened (the tag verified, the delimiter is 0x01 or 0x02), or why
+    // not: the tag, no delimiter (all zeros), another last non-zero byte, or under 17 bytes.
     private enum RecordOutcome : byte
     {
-        /// <summary>The tag verified and the delimiter is 0x01 or 0x02.</summary>
         Opened,
-
-        /// <summary>The tag did not verify.</summary>
         AuthenticationFailed,
-
-        /// <summary>The plaintext is all zeros: no delimiter.</summary>
         NoDelimiter,
-
-        /// <summary>The last non-zero byte is neither 0x01 nor 0x02.</summary>
         BadDelimiter,
-
-        /// <summary>The record is shorter than 17 bytes (its length travels in DelimiterAt).</summary>
         TooShort,
     }
 
-    /// <summary>The outcome of opening one record, where its delimiter is, and the delimiter's value
-    /// (0x01 or 0x02 when opened; the bad byte for <see cref="RecordOutcome.BadDelimiter"/>).</summary>
+    // Where the delimiter is and its value (the bad byte for BadDelimiter; TooShort's length in DelimiterAt).
     private readonly record struct OpenedRecord(RecordOutcome Outcome, int DelimiterAt = 0, byte Delimiter = 0);
 
-    /// <summary>Opens one record into <paramref name="plaintext"/> (record length − 16 bytes) and finds its
-    /// delimiter, the last non-zero byte (the padding is not cleared yet). Unless the outcome is
-    /// <see cref="RecordOutcome.Opened"/>, the plaintext has been zeroed.</summary>
+    // Opens one record into `plaintext` (record length − 16 bytes) and finds its delimiter, the last
+    // non-zero byte; the padding is cleared later. Unless Opened, the plaintext has been zeroed.
     private static OpenedRecord OpenOne(RecordCipher cipher, long index, ReadOnlySpan<byte> record, Span<byte> plaintext)
     {
         int length = record.Length - ContentEncryption.TagSize;

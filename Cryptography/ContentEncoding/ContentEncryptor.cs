@@ -1,13 +1,10 @@
-// The encoding side of the RFC 8188 record layer, one record at a time: the header, then records
-// sealed with consecutive sequence numbers, every one but the last exactly rs bytes long
-// (section 2: data || 0x01 || zero padding, or data || 0x02 || zero padding for the last).
-// ContentEncoding's one-shot methods and ContentEncryptingStream are built on it; it is public for
+// The encoding side of the RFC 8188 record layer: the header, then records sealed with consecutive
+// sequence numbers, each but the last exactly rs bytes (section 2: data || 0x01 || zero padding, or
+// 0x02 for the last). The one-shots and the encrypting stream are built on it; it is public for
 // callers that frame records themselves or choose their own padding.
 
 using System;
 using System.Globalization;
-using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
 using System.Security.Cryptography;
 using Cryptography.Internal;
 
@@ -65,7 +62,7 @@ public sealed class ContentEncryptor : IDisposable
     /// <summary>Seals the next record.</summary>
     /// <param name="data">The record's content, at most <see cref="MaxRecordDataLength"/> less <paramref name="paddingLength"/> bytes.</param>
     /// <param name="destination">Receives the record: <paramref name="data"/>.Length + 1 + <paramref name="paddingLength"/> + 16 bytes.
-    /// <paramref name="data"/> may start at the very same place (in place), but must not overlap it otherwise.</param>
+    /// <paramref name="data"/> may start where it starts (in place), but must not overlap it otherwise.</param>
     /// <param name="isLastRecord">Whether this is the body's last record (delimiter 0x02). Every other record
     /// must fill the record size exactly: data + 1 + padding + 16 = <see cref="RecordSize"/>.</param>
     /// <param name="paddingLength">Zero bytes to add after the delimiter, to hide the data's length.</param>
@@ -119,23 +116,15 @@ public sealed class ContentEncryptor : IDisposable
     }
 
     /// <summary>Seals consecutive full records, none of them the last, on up to
-    /// <paramref name="maxDegreeOfParallelism"/> threads.</summary>
-    /// <param name="data">The records' content: a whole number of <see cref="MaxRecordDataLength"/>-byte pieces,
-    /// one per record, with no padding. May be empty.</param>
-    /// <param name="destination">Receives the records, each <see cref="RecordSize"/> bytes, one after another.
-    /// It must not overlap <paramref name="data"/>.</param>
-    /// <param name="maxDegreeOfParallelism">How many threads may seal records at once (the calling thread
-    /// is one of them); 1 seals them one after another on the calling thread.</param>
-    /// <returns>The number of bytes written: the number of records times <see cref="RecordSize"/>.</returns>
-    /// <remarks>
-    /// <para>The output is the same as calling <see cref="EncryptRecord"/> once per piece with
-    /// <c>isLastRecord: false</c> and no padding: this is for callers with large buffers and spare cores
-    /// (a file tool, say). Seal the last record, which may be shorter, with <see cref="EncryptRecord"/>.</para>
-    /// <para>The sequence numbers are taken before any record is sealed, so even a call that fails part
-    /// way through never lets a later call reuse them.</para>
-    /// </remarks>
-    /// <exception cref="ArgumentException"><paramref name="data"/> is not a whole number of pieces,
-    /// <paramref name="destination"/> is too short, or the two overlap.</exception>
+    /// <paramref name="maxDegreeOfParallelism"/> threads: the same output as <see cref="EncryptRecord"/> once per
+    /// piece with no padding, for callers with large buffers and spare cores. Seal the last record with
+    /// <see cref="EncryptRecord"/>. The sequence numbers are taken before any record is sealed, so even a call
+    /// that fails part way never lets a later one reuse them.</summary>
+    /// <param name="data">A whole number of <see cref="MaxRecordDataLength"/>-byte pieces, one per record; may be empty.</param>
+    /// <param name="destination">Receives the records, <see cref="RecordSize"/> bytes each; must not overlap <paramref name="data"/>.</param>
+    /// <param name="maxDegreeOfParallelism">How many threads may seal records at once, the calling thread included.</param>
+    /// <returns>The number of bytes written.</returns>
+    /// <exception cref="ArgumentException">The lengths do not fit, or the buffers overlap.</exception>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxDegreeOfParallelism"/> is less than 1.</exception>
     /// <exception cref="InvalidOperationException">The last record has already been sealed.</exception>
     /// <exception cref="ObjectDisposedException">The instance has been disposed.</exception>
@@ -175,10 +164,8 @@ public sealed class ContentEncryptor : IDisposable
         return (int)length;
     }
 
-    /// <summary>Seals <paramref name="count"/> full records, none of them the last: record i's data is
-    /// <paramref name="data"/>[i × <paramref name="dataStride"/> ..] (<see cref="MaxRecordDataLength"/> bytes), the
-    /// record goes to <paramref name="destination"/>[i × rs ..]. With a stride of rs and the same memory,
-    /// the records are sealed in place (the streams' batches).</summary>
+    // Seals `count` full records, none of them the last: record i's data is data[i × dataStride ..]
+    // (MaxRecordDataLength bytes), the record goes to destination[i × rs ..].
     internal void SealFullRecords(ReadOnlyMemory<byte> data, int dataStride, Memory<byte> destination, int count, int threads)
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
@@ -187,8 +174,6 @@ public sealed class ContentEncryptor : IDisposable
             throw new InvalidOperationException(ContentEncodingMessages.EncryptorComplete);
         }
 
-        // The sequence numbers are taken before any record is sealed, so even a call that fails part
-        // way through never lets a later call reuse them.
         long first = RecordCount;
         RecordCount = first + count;
         try
@@ -199,16 +184,10 @@ public sealed class ContentEncryptor : IDisposable
                     RecordCipher cipher = batch.Cipher.ForWorker(worker);
                     for (int i = start; i < end; i++)
                     {
-                        // As EncryptRecord: data || 0x01, sealed in place in the destination. A
-                        // stream's one record already lies where it is sealed: no copy onto itself.
+                        // As EncryptRecord: data || 0x01, sealed in place in the destination.
                         Span<byte> record = batch.Destination.Span.Slice(i * batch.RecordSize, batch.RecordSize);
                         Span<byte> plaintext = record[..(batch.MaxData + 1)];
-                        ReadOnlySpan<byte> data = batch.Data.Span.Slice(i * batch.Stride, batch.MaxData);
-                        if (!Unsafe.AreSame(ref MemoryMarshal.GetReference(data), ref plaintext[0]))
-                        {
-                            data.CopyTo(plaintext);
-                        }
-
+                        batch.Data.Span.Slice(i * batch.Stride, batch.MaxData).CopyTo(plaintext);
                         plaintext[batch.MaxData] = 1;
                         cipher.Seal(batch.First + i, plaintext, plaintext, record[(batch.MaxData + 1)..]);
                     }
