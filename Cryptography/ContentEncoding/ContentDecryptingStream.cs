@@ -7,6 +7,7 @@
 
 using System;
 using System.IO;
+using System.Numerics;
 using System.Runtime.ExceptionServices;
 using System.Security.Cryptography;
 using System.Threading;
@@ -49,15 +50,12 @@ public sealed class ContentDecryptingStream : Stream
     private readonly ContentKeyProvider? _keyProvider;
     private byte[]? _inputKeyingMaterial;
     private ContentDecryptor? _decryptor;
-    private byte[]? _header;
-    private int _headerReceived;
     private int _recordsPerBatch = 1;
     private Batch? _batch;
     private Batch? _spare;      // the buffer the background task reads the next batch into
     private Task? _reading;     // that task, while it runs
     private bool _ready;        // the next records are in _batch, to be opened
     private Batch? _filling;    // the batch the caller's source reads go into
-    private bool _headerEnded;  // the source ended inside the header
     private bool _endOfBody;
     private bool _disposed;
     private ExceptionDispatchInfo? _failure;
@@ -405,13 +403,14 @@ public sealed class ContentDecryptingStream : Stream
             return _ready ? Need.Open : Need.End;
         }
 
-        if (_decryptor is null)
+        Batch current = _batch ??= new Batch();
+        if (_decryptor is null && !HeaderRead(current, out space))
         {
-            return NextHeaderRead(out space) ? Need.Bytes : Step(max, useAsync, out chunk, out space);
+            _filling = current;
+            return Need.Bytes;
         }
 
-        Batch current = _batch ??= new Batch();
-        int recordSize = _decryptor.Header.RecordSize;
+        int recordSize = _decryptor!.Header.RecordSize;
         if (current.Spent && RecordBatch.Applies(MaxDegreeOfParallelism, recordSize) && _decryptor.RecordCount * (recordSize - ContentEncryption.TagSize) >= RecordBatch.StartBytes)
         {
             _recordsPerBatch = RecordBatch.RecordsPerBatch(recordSize);
@@ -463,22 +462,6 @@ public sealed class ContentDecryptingStream : Stream
         return Need.Open;
     }
 
-    // Counts what a source read into Step's space returned. Every byte is counted as it arrives, so an
-    // exception from the source (which skips this) loses nothing and a retry resumes.
-    private void Deliver(int read)
-    {
-        if (_filling is { } batch)
-        {
-            batch.Received += read;
-            batch.SourceEnded = read == 0;
-        }
-        else
-        {
-            _headerReceived += read;
-            _headerEnded = read == 0;
-        }
-    }
-
     private Need Pump(int max, out ReadOnlyMemory<byte> chunk)
     {
         try
@@ -488,7 +471,7 @@ public sealed class ContentDecryptingStream : Stream
                 switch (Step(max, useAsync: false, out chunk, out Memory<byte> space))
                 {
                     case Need.Bytes:
-                        Deliver(_source.Read(space.Span));
+                        _filling!.Deliver(_source.Read(space.Span));
                         break;
                     case Need.Background:
                         ((IAsyncResult)_reading!).AsyncWaitHandle.WaitOne();
@@ -513,7 +496,7 @@ public sealed class ContentDecryptingStream : Stream
                 switch (Step(max, useAsync: true, out ReadOnlyMemory<byte> chunk, out Memory<byte> space))
                 {
                     case Need.Bytes:
-                        Deliver(await _source.ReadAsync(space, cancellationToken).ConfigureAwait(false));
+                        _filling!.Deliver(await _source.ReadAsync(space, cancellationToken).ConfigureAwait(false));
                         break;
                     case Need.Background:
                         // Step sees how the read ended; a cancelled wait leaves the read running.
@@ -543,31 +526,34 @@ public sealed class ContentDecryptingStream : Stream
         return exception;
     }
 
-    // Where the header's next bytes go: its fixed part first, then the key id that part announces.
-    // False once it is complete, or the source ended (a short header, which Parse rejects): then the
-    // keys are derived.
-    private bool NextHeaderRead(out Memory<byte> space)
+    // Reads the header into the batch's buffer: its fixed part, then the key id that part announces,
+    // and whatever records the same reads bring. Once it is complete (or the source ended: a short
+    // header, which Parse rejects), derives the keys and leaves the records' bytes in the buffer.
+    private bool HeaderRead(Batch batch, out Memory<byte> space)
     {
-        _header ??= new byte[ContentEncodingHeader.FixedLength + 255];
-        int wanted = ContentEncodingHeader.TryGetLength(_header.AsSpan(0, _headerReceived), out int length) ? length : ContentEncodingHeader.FixedLength;
-        space = _header.AsMemory(_headerReceived, wanted - _headerReceived);
-        if (!space.IsEmpty && !_headerEnded)
+        batch.Buffer ??= PinnedBuffers.Rent(InitialRecordBuffer + 1);
+        batch.Spent = false;
+        ReadOnlySpan<byte> received = batch.Buffer.AsSpan(0, batch.Received);
+        int wanted = ContentEncodingHeader.TryGetLength(received, out int length) ? length : ContentEncodingHeader.FixedLength;
+        space = batch.Buffer.AsMemory(batch.Received, InitialRecordBuffer + 1 - batch.Received);
+        if (batch.Received < wanted && !batch.SourceEnded)
         {
-            return true;
+            return false;
         }
 
-        ContentEncodingHeader parsed = ContentEncodingHeader.Parse(_header.AsSpan(0, _headerReceived), _options.MaxRecordSize);
+        ContentEncodingHeader header = ContentEncodingHeader.Parse(received[..Math.Min(wanted, received.Length)], _options.MaxRecordSize);
         _decryptor = _keyProvider is not null
-            ? ContentEncryption.CreateDecryptor(_keyProvider, parsed, _options)
-            : new ContentDecryptor(parsed, _inputKeyingMaterial, _options);
-        _header = null;
+            ? ContentEncryption.CreateDecryptor(_keyProvider, header, _options)
+            : new ContentDecryptor(header, _inputKeyingMaterial, _options);
         if (_inputKeyingMaterial is not null)
         {
             CryptographicOperations.ZeroMemory(_inputKeyingMaterial);
             _inputKeyingMaterial = null;
         }
 
-        return false;
+        received[header.Length..].CopyTo(batch.Buffer);
+        batch.Received -= header.Length;
+        return true;
     }
 
     // Where the batch's next bytes go. A batch is ready to open once it holds its records and one byte
@@ -598,19 +584,17 @@ public sealed class ContentDecryptingStream : Stream
     {
         while (NextRecordsRead(batch, out Memory<byte> space))
         {
-            int read = useAsync ? await _source.ReadAsync(space).ConfigureAwait(false) : _source.Read(space.Span);
-            batch.Received += read;
-            batch.SourceEnded = read == 0;
+            batch.Deliver(useAsync ? await _source.ReadAsync(space).ConfigureAwait(false) : _source.Read(space.Span));
         }
     });
 
-    // The buffer starts small and doubles when full, up to the batch: memory follows the bytes that
+    // The buffer starts small and doubles when full (to the next power of two: the pool's size classes), up to the batch: memory follows the bytes that
     // have arrived, not the record size the header claims (a header costs an attacker 21 bytes). A
     // seekable source says how many bytes it still holds: those exist already, so the buffer may take
     // them in one step, sparing the copies and garbage of the doubling steps.
     private void Grow(Batch batch, int target)
     {
-        int size = batch.Buffer is null ? Math.Min(target, InitialRecordBuffer + 1) : (int)Math.Min(target, 2L * batch.Buffer.Length);
+        int size = batch.Buffer is null ? Math.Min(target, InitialRecordBuffer + 1) : (int)Math.Min(target, 2L << BitOperations.Log2((uint)batch.Buffer.Length));
         long held = SourceBytesLeft();
         if (held > size - batch.Received)
         {
@@ -745,6 +729,14 @@ public sealed class ContentDecryptingStream : Stream
             Spent = false;
             DataLength = Taken = 0;
             Error = null;
+        }
+
+        // Counts what a source read returned. Every byte is counted as it arrives, so an exception from
+        // the source (which skips this) loses nothing and a retry resumes.
+        public void Deliver(int read)
+        {
+            Received += read;
+            SourceEnded = read == 0;
         }
 
         public void Wipe()
