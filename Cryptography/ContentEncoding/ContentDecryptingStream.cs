@@ -327,33 +327,18 @@ public sealed class ContentDecryptingStream : Stream
         _batch?.Release();
         if (_reading is { IsCompleted: false } reading)
         {
-            try
-            {
-                if (useAsync)
-                {
-                    await reading.WaitAsync(StopWait).ConfigureAwait(false);
-                }
-                else
-                {
-                    reading.Wait(StopWait);
-                }
-            }
-            catch (Exception)
-            {
-                // The read failed or is still stuck: either way the stream is done with it.
-            }
+            // Failed or still stuck: either way the stream is done with it.
+            Task waiting = reading.WaitAsync(StopWait);
+            await (useAsync ? waiting : ContentEncryptingStream.Waited(waiting)).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
         }
 
-        if (_spare is { } spare)
+        if (_spare is { } spare && _reading is { IsCompleted: false } stuck)
         {
-            if (_reading is { IsCompleted: false } stuck)
-            {
-                _ = stuck.ContinueWith(_ => spare.Release(), CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
-            }
-            else
-            {
-                spare.Release();
-            }
+            _ = stuck.ContinueWith(_ => spare.Release(), CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+        }
+        else
+        {
+            _spare?.Release();
         }
 
         if (!_leaveOpen)
@@ -588,10 +573,9 @@ public sealed class ContentDecryptingStream : Stream
         }
     });
 
-    // The buffer starts small and doubles when full (to the next power of two: the pool's size classes), up to the batch: memory follows the bytes that
-    // have arrived, not the record size the header claims (a header costs an attacker 21 bytes). A
-    // seekable source says how many bytes it still holds: those exist already, so the buffer may take
-    // them in one step, sparing the copies and garbage of the doubling steps.
+    // The buffer starts small and doubles when full (to the pool's next size class), up to the batch:
+    // memory follows the bytes that have arrived, not the record size the header claims. A seekable
+    // source says how many bytes it still holds: those exist already, so the buffer takes them at once.
     private void Grow(Batch batch, int target)
     {
         int size = batch.Buffer is null ? Math.Min(target, InitialRecordBuffer + 1) : (int)Math.Min(target, 2L << BitOperations.Log2((uint)batch.Buffer.Length));
@@ -697,12 +681,12 @@ public sealed class ContentDecryptingStream : Stream
         public int Taken;                          // how much of it was handed out
         public ContentEncodingException? Error;    // reported once the data before it is taken
 
-        /// <summary>Where the records to open end: at the source's end, or before the last byte
-        /// received (the first of the next record, which says whether the records end the body).</summary>
+        // Where the records to open end: at the source's end, or before the last byte received (the
+        // first of the next record, which says whether the records end the body).
         public int RecordsEnd(int recordSize) => SourceEnded ? Received : (Received - 1) / recordSize * recordSize;
 
-        /// <summary>Starts over after <paramref name="previous"/>'s records were opened, with the bytes
-        /// received past them (the start of the next record), if any; does nothing if not spent.</summary>
+        // Starts over after `previous`'s records were opened, with the bytes received past them (the
+        // start of the next record); does nothing if not spent.
         public void Carry(Batch previous, int recordSize)
         {
             if (!Spent)
@@ -715,14 +699,10 @@ public sealed class ContentDecryptingStream : Stream
             if (rest > 0 && (Buffer is null || Buffer.Length < rest))
             {
                 Release();
-                Buffer = PinnedBuffers.Rent(Math.Max(InitialRecordBuffer + 1, rest));
-                Used = 0;
+                (Buffer, Used) = (PinnedBuffers.Rent(Math.Max(InitialRecordBuffer + 1, rest)), 0);
             }
 
-            if (rest > 0)
-            {
-                previous.Buffer.AsSpan(from, rest).CopyTo(Buffer);
-            }
+            previous.Buffer.AsSpan(from, rest).CopyTo(Buffer);
 
             Received = rest;
             SourceEnded = false;

@@ -580,7 +580,7 @@ public sealed class ContentEncryptingStream : Stream
         return _count - 1;
     }
 
-    private static Task Waited(Task task)
+    internal static Task Waited(Task task)
     {
         ((IAsyncResult)task).AsyncWaitHandle.WaitOne();
         return task;
