@@ -320,39 +320,20 @@ public sealed class ContentEncryptingStream : Stream
     {
         _disposed = true;
         _finished = true;
-        try
-        {
-            await WrittenAsync(useAsync, CancellationToken.None).ConfigureAwait(false);
-        }
-        catch (Exception exception)
-        {
-            _fault ??= exception;   // the body is short; the receiver sees it truncated
-        }
-
+        await Guard(WrittenAsync(useAsync, CancellationToken.None)).AsTask().ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
         _encryptor.Dispose();
-        if (_buffer is { } buffer)
-        {
-            _buffer = null;
-            PinnedBuffers.Return(buffer);   // wipes it
-        }
 
-        if (_nextData is { } nextData)
+        // Data, and sealed records (unless sealing the last record failed after its data was copied
+        // in): all wiped (once per stream, not per batch).
+        foreach (byte[]? buffer in (ReadOnlySpan<byte[]?>)[_buffer, _nextData, _output, _spare])
         {
-            _nextData = null;
-            PinnedBuffers.Return(nextData);   // data: wiped
-        }
-
-        foreach (byte[]? records in (ReadOnlySpan<byte[]?>)[_output, _spare])
-        {
-            if (records is not null)
+            if (buffer is not null)
             {
-                // Sealed records, unless sealing the last record failed after its data was copied
-                // in: wiped all the same (once per stream, not per batch).
-                PinnedBuffers.Return(records);
+                PinnedBuffers.Return(buffer);
             }
         }
 
-        _output = _spare = null;
+        _buffer = _nextData = _output = _spare = null;
     }
 
     private void ValidateSource(Stream source)
