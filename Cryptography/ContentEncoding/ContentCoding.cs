@@ -32,10 +32,11 @@ public enum ContentCoding
 
 /// <summary>
 /// What differs between the codings, in one table: the HTTP name, the AEAD that seals the records,
-/// the content-encryption key's size and the two HKDF labels. Everything else (framing, the 12-byte
-/// nonce base, the 16-byte tag, the delimiter and padding) is RFC 8188 for both.
+/// the content-encryption key's size and the HKDF infos of the key and of the nonce base (each with its
+/// final 0x00). Everything else (framing, the 12-byte nonce base, the 16-byte tag, the delimiter and
+/// padding) is RFC 8188 for both.
 /// </summary>
-internal sealed class ContentCodingInfo
+internal sealed record ContentCodingInfo(ContentCoding Coding, string Name, ContentCodingInfo.RecordAead Aead, int KeySize, ReadOnlyMemory<byte> KeyInfo, ReadOnlyMemory<byte> NonceInfo)
 {
     // RFC 8188 section 2.2: "Content-Encoding: aes128gcm" || 0x00, and section 2.3:
     // "Content-Encoding: nonce" || 0x00 (HKDF-Expand appends the 0x01). The GCM-SIV coding has labels
@@ -46,71 +47,21 @@ internal sealed class ContentCodingInfo
         new(ContentCoding.Aes256GcmSiv, ContentEncryption.Aes256GcmSivName, RecordAead.AesGcmSiv, 32, "Content-Encoding: aes256gcmsiv\0"u8.ToArray(), "Content-Encoding: aes256gcmsiv nonce\0"u8.ToArray()),
     ];
 
-    private readonly byte[] _keyInfo;
-    private readonly byte[] _nonceInfo;
-
-    private ContentCodingInfo(ContentCoding coding, string name, RecordAead aead, int keySize, byte[] keyInfo, byte[] nonceInfo)
-    {
-        Coding = coding;
-        Name = name;
-        Aead = aead;
-        KeySize = keySize;
-        _keyInfo = keyInfo;
-        _nonceInfo = nonceInfo;
-    }
-
-    /// <summary>The AEAD a coding seals its records with.</summary>
+    /// <summary>The AEAD a coding seals its records with: .NET's <see cref="System.Security.Cryptography.AesGcm"/>
+    /// or this library's <see cref="Cryptography.AesGcmSiv"/>.</summary>
     public enum RecordAead
     {
-        /// <summary>.NET's <see cref="System.Security.Cryptography.AesGcm"/>.</summary>
         AesGcm,
-
-        /// <summary>This library's <see cref="Cryptography.AesGcmSiv"/>.</summary>
         AesGcmSiv,
     }
 
-    public ContentCoding Coding { get; }
-
-    /// <summary>The HTTP <c>Content-Encoding</c> name.</summary>
-    public string Name { get; }
-
-    public RecordAead Aead { get; }
-
-    /// <summary>The content-encryption key's length in bytes.</summary>
-    public int KeySize { get; }
-
-    /// <summary>The HKDF info of the content-encryption key, its final 0x00 included.</summary>
-    public ReadOnlySpan<byte> KeyInfo => _keyInfo;
-
-    /// <summary>The HKDF info of the nonce base, its final 0x00 included.</summary>
-    public ReadOnlySpan<byte> NonceInfo => _nonceInfo;
-
     /// <summary>The facts of <paramref name="coding"/>; throws for a value outside the enum.</summary>
-    public static ContentCodingInfo Of(ContentCoding coding, string parameterName = "coding")
-    {
-        Validate(coding, parameterName);
-        return Table[(int)coding];
-    }
+    public static ContentCodingInfo Of(ContentCoding coding, string parameterName = "coding") =>
+        (uint)coding < (uint)Table.Length
+            ? Table[(int)coding]
+            : throw new ArgumentOutOfRangeException(parameterName, coding, ContentEncodingMessages.UnknownCoding);
 
     /// <summary>The coding a name stands for (case-insensitive), or null.</summary>
-    public static ContentCodingInfo? FindByName(string? name)
-    {
-        foreach (ContentCodingInfo info in Table)
-        {
-            if (string.Equals(name, info.Name, StringComparison.OrdinalIgnoreCase))
-            {
-                return info;
-            }
-        }
-
-        return null;
-    }
-
-    public static void Validate(ContentCoding coding, string parameterName)
-    {
-        if ((uint)coding >= (uint)Table.Length)
-        {
-            throw new ArgumentOutOfRangeException(parameterName, coding, ContentEncodingMessages.UnknownCoding);
-        }
-    }
+    public static ContentCodingInfo? FindByName(string? name) =>
+        Array.Find(Table, info => string.Equals(name, info.Name, StringComparison.OrdinalIgnoreCase));
 }

@@ -1,9 +1,7 @@
-// The RFC 8188 section 2.1 header that starts every encrypted body:
-//   salt (16 bytes) || rs (uint32, big-endian) || idlen (1 byte) || keyid (idlen bytes)
+// RFC 8188 section 2.1: salt (16 bytes) || rs (uint32, big-endian) || idlen (1 byte) || keyid (idlen bytes)
 
 using System;
 using System.Buffers.Binary;
-using System.Globalization;
 using Cryptography.Internal;
 
 namespace Cryptography.ContentEncoding;
@@ -36,10 +34,9 @@ public sealed class ContentEncodingHeader
             throw new ArgumentException(ContentEncodingMessages.KeyIdTooLong, nameof(keyId));
         }
 
-        ContentEncryption.ValidateRecordSize(recordSize, nameof(recordSize));
+        RecordSize = ContentEncryption.ValidateRecordSize(recordSize, nameof(recordSize));
         _salt = salt.ToArray();
         _keyId = keyId.ToArray();
-        RecordSize = recordSize;
     }
 
     /// <summary>Gets the 16-byte salt.</summary>
@@ -62,7 +59,7 @@ public sealed class ContentEncodingHeader
     {
         if (destination.Length < Length)
         {
-            throw new ArgumentException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.DestinationTooShort, Length), nameof(destination));
+            throw new ArgumentException(ContentEncodingMessages.Format(ContentEncodingMessages.DestinationTooShort, Length), nameof(destination));
         }
 
         _salt.CopyTo(destination);
@@ -95,19 +92,18 @@ public sealed class ContentEncodingHeader
         ContentEncryption.ValidateRecordSize(maxRecordSize, nameof(maxRecordSize));
         if (!TryGetLength(body, out int length) || body.Length < length)
         {
-            int needed = Math.Max(length, FixedLength);
-            throw new ContentEncodingHeaderException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.ShortHeader, body.Length, needed));
+            throw new ContentEncodingHeaderException(ContentEncodingMessages.Format(ContentEncodingMessages.ShortHeader, body.Length, Math.Max(length, FixedLength)));
         }
 
         uint recordSize = BinaryPrimitives.ReadUInt32BigEndian(body[ContentEncryption.SaltSize..]);
         if (recordSize < ContentEncryption.MinRecordSize)
         {
-            throw new ContentEncodingHeaderException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.HeaderRecordSizeTooSmall, recordSize));
+            throw new ContentEncodingHeaderException(ContentEncodingMessages.Format(ContentEncodingMessages.HeaderRecordSizeTooSmall, recordSize));
         }
 
         if (recordSize > (uint)maxRecordSize)
         {
-            throw new ContentEncodingHeaderException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.HeaderRecordSizeTooLarge, recordSize, maxRecordSize));
+            throw new ContentEncodingHeaderException(ContentEncodingMessages.Format(ContentEncodingMessages.HeaderRecordSizeTooLarge, recordSize, maxRecordSize));
         }
 
         return new ContentEncodingHeader(body[..ContentEncryption.SaltSize], (int)recordSize, body[FixedLength..length]);

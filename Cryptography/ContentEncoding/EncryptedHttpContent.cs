@@ -1,7 +1,5 @@
-// HttpClient integration, sending side: an HttpContent that encodes another content's bytes as an
-// encrypted body while it is being sent, through ContentEncryptingStream, so a body of any size
-// goes out in constant memory. Content-Encoding gets the coding's name; Content-Length is computed
-// when the inner content's length is known (otherwise the body goes out chunked).
+// HttpClient integration, sending side. Content-Length is computed when the inner content's length
+// is known; otherwise the body goes out chunked.
 
 using System;
 using System.IO;
@@ -47,27 +45,15 @@ public sealed class EncryptedHttpContent : HttpContent
 
         _content = content;
         _options = ContentEncodingOptions.Or(options);
-        _inputKeyingMaterial = GC.AllocateArray<byte>(inputKeyingMaterial.Length, pinned: true);
-        inputKeyingMaterial.CopyTo(_inputKeyingMaterial);
-
-        foreach (var header in content.Headers)
-        {
-            if (!string.Equals(header.Key, "Content-Length", StringComparison.OrdinalIgnoreCase))
-            {
-                Headers.TryAddWithoutValidation(header.Key, header.Value);
-            }
-        }
-
+        _inputKeyingMaterial = PinnedBuffers.Copy(inputKeyingMaterial);
+        CopyHeaders(content, this, keepContentEncoding: true);
         Headers.ContentEncoding.Add(ContentEncryption.GetName(_options.Coding));
     }
 
     /// <summary>Gets the coding the content is sent with.</summary>
     public ContentCoding Coding => _options.Coding;
 
-    /// <summary>Encrypts the inner content onto <paramref name="stream"/>.</summary>
-    /// <param name="stream">The transport stream.</param>
-    /// <param name="context">The transport context.</param>
-    /// <returns>A task that completes when the whole body has been written.</returns>
+    /// <inheritdoc cref="SerializeToStreamAsync(Stream, TransportContext?, CancellationToken)"/>
     protected override Task SerializeToStreamAsync(Stream stream, TransportContext? context) =>
         SerializeToStreamAsync(stream, context, CancellationToken.None);
 
@@ -96,10 +82,7 @@ public sealed class EncryptedHttpContent : HttpContent
         }
     }
 
-    /// <summary>Encrypts the inner content onto <paramref name="stream"/>, synchronously.</summary>
-    /// <param name="stream">The transport stream.</param>
-    /// <param name="context">The transport context.</param>
-    /// <param name="cancellationToken">Cancels the copy.</param>
+    /// <inheritdoc cref="SerializeToStreamAsync(Stream, TransportContext?, CancellationToken)"/>
     protected override void SerializeToStream(Stream stream, TransportContext? context, CancellationToken cancellationToken)
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
@@ -147,5 +130,19 @@ public sealed class EncryptedHttpContent : HttpContent
         }
 
         base.Dispose(disposing);
+    }
+
+    // Copies a content's headers to the content that re-encodes it, but Content-Length (the new content's
+    // own), and Content-Encoding unless asked.
+    internal static void CopyHeaders(HttpContent from, HttpContent to, bool keepContentEncoding)
+    {
+        foreach (var header in from.Headers)
+        {
+            if (!string.Equals(header.Key, "Content-Length", StringComparison.OrdinalIgnoreCase)
+                && (keepContentEncoding || !string.Equals(header.Key, "Content-Encoding", StringComparison.OrdinalIgnoreCase)))
+            {
+                to.Headers.TryAddWithoutValidation(header.Key, header.Value);
+            }
+        }
     }
 }

@@ -8,6 +8,7 @@
 
 using System;
 using System.Collections.Concurrent;
+using System.Linq;
 using System.Numerics;
 using System.Security.Cryptography;
 using System.Threading;
@@ -21,11 +22,19 @@ internal static class PinnedBuffers
     private const int MaxPooledShift = 20;  // 1 MiB: larger buffers are allocated and dropped (rare, and their cost is small next to the data they carry)
     private const int Slack = 16;
 
-    private static readonly ConcurrentQueue<byte[]>[] Pools = CreatePools();
+    private static readonly ConcurrentQueue<byte[]>[] Pools = [.. Enumerable.Range(MinShift, MaxPooledShift - MinShift + 1).Select(_ => new ConcurrentQueue<byte[]>())];
+    private static readonly int[] Counts = new int[Pools.Length];
 
     /// <summary>The pools, for the tests that check no pooled buffer keeps plaintext.</summary>
     internal static ConcurrentQueue<byte[]>[] PoolsForTests => Pools;
-    private static readonly int[] Counts = new int[MaxPooledShift - MinShift + 1];
+
+    /// <summary>A pinned copy of <paramref name="source"/>, for a key the owner wipes: the GC never moves it, so leaves no copy behind.</summary>
+    public static byte[] Copy(ReadOnlySpan<byte> source)
+    {
+        byte[] copy = GC.AllocateArray<byte>(source.Length, pinned: true);
+        source.CopyTo(copy);
+        return copy;
+    }
 
     /// <summary>A pinned array of at least <paramref name="minimumLength"/> bytes; its contents are unspecified (never plaintext: that is wiped on return).</summary>
     public static byte[] Rent(int minimumLength)
@@ -77,16 +86,5 @@ internal static class PinnedBuffers
         {
             Interlocked.Decrement(ref Counts[index]);
         }
-    }
-
-    private static ConcurrentQueue<byte[]>[] CreatePools()
-    {
-        var pools = new ConcurrentQueue<byte[]>[MaxPooledShift - MinShift + 1];
-        for (int i = 0; i < pools.Length; i++)
-        {
-            pools[i] = new ConcurrentQueue<byte[]>();
-        }
-
-        return pools;
     }
 }

@@ -1,13 +1,11 @@
 // Runs a batch of consecutive records on up to N threads. Each record has its own sequence number and
 // nonce, so workers share nothing but the (read-only) key; the callers validate every argument first,
-// so a body never throws in normal use.
-//
-// The calling thread is worker 0 and works from the start; helpers are queued to the thread pool and
-// join when a thread picks them up. Records are claimed in small chunks from a shared counter rather
-// than split into one fixed run per worker: a helper that starts late, or shares its core with other
-// work (the reader and writer of a file tool), then simply does fewer chunks, instead of the caller
-// waiting for the slowest fixed share. A helper that has not started by the time the records run out
-// is not waited for.
+// so a body never throws in normal use. The calling thread is worker 0 and works from the start;
+// helpers are queued to the thread pool and join when a thread picks them up. Records are claimed in
+// small chunks from a shared counter, not split into one fixed run per worker: a helper that starts
+// late, or shares its core with other work (a file tool's reader and writer), then simply does fewer
+// chunks, instead of the caller waiting for the slowest fixed share. A helper that has not started by
+// the time the records run out is not waited for.
 
 using System;
 using System.Runtime.ExceptionServices;
@@ -17,10 +15,6 @@ namespace Cryptography.Internal;
 
 internal static class RecordBatch
 {
-    /// <summary>The streams' default degree of parallelism: 1, no batches and no background work, as
-    /// CryptoStream and GZipStream start none; a caller with cores to spare on one large body opts in.</summary>
-    public const int DefaultParallelism = 1;
-
     /// <summary>About how much data a stream's batch covers: large enough that a batch splits well across
     /// threads and each read or write moves many records, small beside a stream's memory.</summary>
     public const int BatchBytes = 1 << 19;
@@ -35,7 +29,6 @@ internal static class RecordBatch
 
     public static int RecordsPerBatch(int recordSize) => Math.Max(1, BatchBytes / recordSize);
 
-    /// <summary>The number of workers a batch of <paramref name="count"/> records gets.</summary>
     public static int Workers(int count, int maxDegreeOfParallelism) => Math.Max(1, Math.Min(count, maxDegreeOfParallelism));
 
     /// <summary>Calls <paramref name="body"/>(state, worker, first record, end record) for chunks of the
@@ -59,9 +52,12 @@ internal static class RecordBatch
         batch.RunOnCaller();
     }
 
-    /// <summary>Checks a parallelism argument: at least 1.</summary>
-    public static void Validate(int maxDegreeOfParallelism, string paramName) =>
+    /// <summary>Checks a parallelism argument (at least 1) and returns it.</summary>
+    public static int Validate(int maxDegreeOfParallelism, string paramName)
+    {
         ArgumentOutOfRangeException.ThrowIfLessThan(maxDegreeOfParallelism, 1, paramName);
+        return maxDegreeOfParallelism;
+    }
 
     private sealed class Batch<TState>(int count, int workers, TState state, Action<TState, int, int, int> body) : IThreadPoolWorkItem
     {
@@ -81,22 +77,17 @@ internal static class RecordBatch
         // A helper, on a thread-pool thread.
         public void Execute()
         {
-            int gate = Volatile.Read(ref _gate);
-            while (true)
+            int gate;
+            int seen = Volatile.Read(ref _gate);
+            do
             {
+                gate = seen;
                 if ((gate & Closed) != 0)
                 {
                     return;
                 }
-
-                int seen = Interlocked.CompareExchange(ref _gate, gate + 1, gate);
-                if (seen == gate)
-                {
-                    break;
-                }
-
-                gate = seen;
             }
+            while ((seen = Interlocked.CompareExchange(ref _gate, gate + 1, gate)) != gate);
 
             try
             {
