@@ -61,8 +61,8 @@ internal static class RecordBatch
 
     private sealed class Batch<TState>(int count, int workers, TState state, Action<TState, int, int, int> body) : IThreadPoolWorkItem
     {
-        // _gate counts the helpers inside Work; Closed is added once the caller has finished its own
-        // work, after which no helper may enter. The helper that leaves last after that sets _done.
+        // _gate counts the helpers inside Execute; Closed is added once the caller has finished its own
+        // work, and a helper that enters after that does none. The helper that leaves last sets _done.
         private const int Closed = 1 << 30;
 
         // About eight chunks per worker: small enough to even out a late or preempted helper, large
@@ -74,32 +74,18 @@ internal static class RecordBatch
         private int _lastWorker;
         private ExceptionDispatchInfo? _error;
 
-        // A helper, on a thread-pool thread.
+        // A helper, on a thread-pool thread. Work catches every exception, so the gate is always left.
         public void Execute()
         {
-            int gate;
-            int seen = Volatile.Read(ref _gate);
-            do
-            {
-                gate = seen;
-                if ((gate & Closed) != 0)
-                {
-                    return;
-                }
-            }
-            while ((seen = Interlocked.CompareExchange(ref _gate, gate + 1, gate)) != gate);
-
-            try
+            if ((Interlocked.Increment(ref _gate) & Closed) == 0)
             {
                 // At most workers - 1 helpers are queued, each runs once: numbers 1 to workers - 1.
                 Work(Interlocked.Increment(ref _lastWorker));
             }
-            finally
+
+            if (Interlocked.Decrement(ref _gate) == Closed)
             {
-                if (Interlocked.Decrement(ref _gate) == Closed)
-                {
-                    _done.Set();
-                }
+                _done.Set();
             }
         }
 
