@@ -66,19 +66,18 @@ public sealed class EncryptedHttpContent : HttpContent
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
         var encrypting = new ContentEncryptingStream(stream, _inputKeyingMaterial, _options, leaveOpen: true);
-        try
+        await using (encrypting.ConfigureAwait(false))
         {
-            await _content.CopyToAsync(encrypting, cancellationToken).ConfigureAwait(false);
-            await encrypting.FlushFinalBlockAsync(cancellationToken).ConfigureAwait(false);
-        }
-        catch
-        {
-            encrypting.Abort();
-            throw;
-        }
-        finally
-        {
-            await encrypting.DisposeAsync().ConfigureAwait(false);
+            try
+            {
+                await _content.CopyToAsync(encrypting, cancellationToken).ConfigureAwait(false);
+                await encrypting.FlushFinalBlockAsync(cancellationToken).ConfigureAwait(false);
+            }
+            catch
+            {
+                encrypting.Abort();
+                throw;
+            }
         }
     }
 
@@ -86,7 +85,7 @@ public sealed class EncryptedHttpContent : HttpContent
     protected override void SerializeToStream(Stream stream, TransportContext? context, CancellationToken cancellationToken)
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
-        var encrypting = new ContentEncryptingStream(stream, _inputKeyingMaterial, _options, leaveOpen: true);
+        using var encrypting = new ContentEncryptingStream(stream, _inputKeyingMaterial, _options, leaveOpen: true);
         try
         {
             _content.CopyTo(encrypting, context, cancellationToken);
@@ -94,12 +93,8 @@ public sealed class EncryptedHttpContent : HttpContent
         }
         catch
         {
-            encrypting.Abort();
+            encrypting.Abort();   // the receiver then rejects the body as truncated
             throw;
-        }
-        finally
-        {
-            encrypting.Dispose();
         }
     }
 
@@ -108,14 +103,9 @@ public sealed class EncryptedHttpContent : HttpContent
     /// <returns><see langword="true"/> when the inner content has a known length and the encrypted one fits in an <see cref="long"/>.</returns>
     protected override bool TryComputeLength(out long length)
     {
-        if (_content.Headers.ContentLength is long plaintextLength
-            && ContentEncryption.TryGetEncryptedLength(plaintextLength, _options.RecordSize, _options.KeyId.Length, out length))
-        {
-            return true;
-        }
-
         length = 0;
-        return false;
+        return _content.Headers.ContentLength is long plaintextLength
+            && ContentEncryption.TryGetEncryptedLength(plaintextLength, _options.RecordSize, _options.KeyId.Length, out length);
     }
 
     /// <summary>Wipes the keying material and disposes the inner content.</summary>
