@@ -1,30 +1,28 @@
 // HttpClient integration, receiving side: the decoding content reads through ContentDecryptingStream.
 
 using System;
-using System.Globalization;
 using System.IO;
 using System.Linq;
 using System.Net;
 using System.Net.Http;
 using System.Threading;
 using System.Threading.Tasks;
+using Cryptography.Internal;
 
 namespace Cryptography.ContentEncoding;
 
 /// <summary>
-/// A <see cref="DelegatingHandler"/> that decodes responses whose outermost <c>Content-Encoding</c> is
-/// <c>aes128gcm</c> (RFC 8188) or <c>aes256gcmsiv</c> (this library), choosing the key by the key id in
-/// each body's header.
+/// A <see cref="DelegatingHandler"/> that decodes responses whose outermost <c>Content-Encoding</c> is <c>aes128gcm</c>
+/// (RFC 8188) or <c>aes256gcmsiv</c> (this library), choosing the key by the key id in each body's header.
 /// </summary>
 /// <remarks>
-/// <para>The decoded content streams: memory stays at one record. Its <c>Content-Encoding</c> loses the
-/// decoded coding and its <c>Content-Length</c> is dropped. On a bad body, reading it throws a
-/// <see cref="ContentEncodingException"/> before handing out any of the bad record: from the stream's
-/// reads with <see cref="HttpCompletionOption.ResponseHeadersRead"/>, or from <see cref="HttpClient"/>'s
-/// call when it buffers the content (the default).</para>
-/// <para>A response that is not encrypted (no <c>Content-Encoding</c>, or an outermost coding that is not
-/// one of these) passes through unchanged unless <see cref="RequireEncryption"/> is set: an attacker on
-/// the path, or a misconfigured server, can then hand the caller plaintext that nothing verified.</para>
+/// <para>The decoded content streams: memory stays at one record. Its <c>Content-Encoding</c> loses the decoded coding and
+/// its <c>Content-Length</c> is dropped. On a bad body, reading it throws a <see cref="ContentEncodingException"/> before
+/// handing out any of the bad record: from the stream's reads with <see cref="HttpCompletionOption.ResponseHeadersRead"/>,
+/// or from <see cref="HttpClient"/>'s call when it buffers the content (the default).</para>
+/// <para>A response that is not encrypted (no <c>Content-Encoding</c>, or an outermost coding that is not one of these)
+/// passes through unchanged unless <see cref="RequireEncryption"/> is set: an attacker on the path, or a misconfigured
+/// server, can then hand the caller plaintext that nothing verified.</para>
 /// </remarks>
 public sealed class ContentDecryptingHandler : DelegatingHandler
 {
@@ -84,11 +82,8 @@ public sealed class ContentDecryptingHandler : DelegatingHandler
                 string received = content is null || content.Headers.ContentEncoding.Count == 0 ? "no Content-Encoding" : $"Content-Encoding '{string.Join(", ", content.Headers.ContentEncoding)}'";
                 HttpStatusCode status = response.StatusCode;
                 response.Dispose();
-                throw new HttpRequestException(
-                    HttpRequestError.InvalidResponse,
-                    string.Format(CultureInfo.InvariantCulture, "The response ({0} {1}) is not encrypted: it has {2}, and RequireEncryption is set.", (int)status, status, received),
-                    inner: null,
-                    status);
+                string message = ContentEncodingMessages.Format(ContentEncodingMessages.ResponseNotEncrypted, (int)status, status, received);
+                throw new HttpRequestException(HttpRequestError.InvalidResponse, message, inner: null, status);
             }
 
             return response;

@@ -36,6 +36,7 @@ internal static class ContentEncodingMessages
     public const string BatchLengthsTooShort = "The lengths span holds {0} entries; the batch has {1} records.";
     public const string OverlappingBatch = "The input and the destination of a batch must not overlap.";
     public const string EncryptedLengthOverflow = "The encrypted body would be longer than Int64.MaxValue bytes.";
+    public const string ResponseNotEncrypted = "The response ({0} {1}) is not encrypted: it has {2}, and RequireEncryption is set.";
     public const string EncryptingStreamFaulted = "An earlier write to the destination failed or was cancelled part way, so data may be missing from the body: the stream takes no more data and writes no last record, and the receiver will reject the body as truncated. Encrypt the content again as a new body.";
 
     /// <summary>Fills in one of these messages' placeholders, culture-invariantly.</summary>
