@@ -24,19 +24,9 @@ public sealed class ContentEncodingHeader
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="recordSize"/> is out of range.</exception>
     public ContentEncodingHeader(ReadOnlySpan<byte> salt, int recordSize, ReadOnlySpan<byte> keyId)
     {
-        if (salt.Length != ContentEncryption.SaltSize)
-        {
-            throw new ArgumentException(ContentEncodingMessages.SaltSize, nameof(salt));
-        }
-
-        if (keyId.Length > 255)
-        {
-            throw new ArgumentException(ContentEncodingMessages.KeyIdTooLong, nameof(keyId));
-        }
-
+        _salt = salt.Length == ContentEncryption.SaltSize ? salt.ToArray() : throw new ArgumentException(ContentEncodingMessages.SaltSize, nameof(salt));
+        _keyId = keyId.Length <= 255 ? keyId.ToArray() : throw new ArgumentException(ContentEncodingMessages.KeyIdTooLong, nameof(keyId));
         RecordSize = ContentEncryption.ValidateRecordSize(recordSize, nameof(recordSize));
-        _salt = salt.ToArray();
-        _keyId = keyId.ToArray();
     }
 
     /// <summary>Gets the 16-byte salt.</summary>
@@ -81,11 +71,9 @@ public sealed class ContentEncodingHeader
 
     /// <summary>Parses the header at the start of an encrypted body.</summary>
     /// <param name="body">The body, or at least its header.</param>
-    /// <param name="maxRecordSize">The largest record size to accept (a decoder allocates one record);
-    /// at most <see cref="ContentEncryption.MaxRecordSize"/>.</param>
+    /// <param name="maxRecordSize">The largest record size to accept (a decoder allocates one record); at most <see cref="ContentEncryption.MaxRecordSize"/>.</param>
     /// <returns>The header; its <see cref="Length"/> says where the first record starts.</returns>
-    /// <exception cref="ContentEncodingHeaderException">The body is shorter than its header, or the
-    /// record size is below 18 or above <paramref name="maxRecordSize"/>.</exception>
+    /// <exception cref="ContentEncodingHeaderException">The body is shorter than its header, or the record size is below 18 or above <paramref name="maxRecordSize"/>.</exception>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxRecordSize"/> is out of range.</exception>
     public static ContentEncodingHeader Parse(ReadOnlySpan<byte> body, int maxRecordSize = ContentEncryption.MaxRecordSize)
     {
@@ -96,14 +84,11 @@ public sealed class ContentEncodingHeader
         }
 
         uint recordSize = BinaryPrimitives.ReadUInt32BigEndian(body[ContentEncryption.SaltSize..]);
-        if (recordSize < ContentEncryption.MinRecordSize)
+        if (recordSize < ContentEncryption.MinRecordSize || recordSize > (uint)maxRecordSize)
         {
-            throw new ContentEncodingHeaderException(ContentEncodingMessages.Format(ContentEncodingMessages.HeaderRecordSizeTooSmall, recordSize));
-        }
-
-        if (recordSize > (uint)maxRecordSize)
-        {
-            throw new ContentEncodingHeaderException(ContentEncodingMessages.Format(ContentEncodingMessages.HeaderRecordSizeTooLarge, recordSize, maxRecordSize));
+            throw new ContentEncodingHeaderException(recordSize < ContentEncryption.MinRecordSize
+                ? ContentEncodingMessages.Format(ContentEncodingMessages.HeaderRecordSizeTooSmall, recordSize)
+                : ContentEncodingMessages.Format(ContentEncodingMessages.HeaderRecordSizeTooLarge, recordSize, maxRecordSize));
         }
 
         return new ContentEncodingHeader(body[..ContentEncryption.SaltSize], (int)recordSize, body[FixedLength..length]);
