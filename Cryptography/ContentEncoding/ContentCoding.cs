@@ -1,10 +1,4 @@
-// The two content codings this library speaks; ContentCodingInfo holds what differs between them:
-//   aes128gcm    RFC 8188 section 2 ("Encrypted Content-Encoding for HTTP"), the IETF standard
-//                Web Push uses: AES-128-GCM records.
-//   aes256gcmsiv this library's own coding, NOT an IETF standard: the same framing (RFC 8188
-//                header, record sequence, padding delimiters) with AEAD_AES_256_GCM_SIV (RFC 8452)
-//                records, a 32-byte content-encryption key and its own HKDF labels, so that keys
-//                and nonces derived for one coding are never those of the other.
+// The two content codings this library speaks, and ContentCodingInfo: what differs between them.
 
 using System;
 using Cryptography.Internal;
@@ -15,26 +9,24 @@ namespace Cryptography.ContentEncoding;
 public enum ContentCoding
 {
     /// <summary>
-    /// <c>aes128gcm</c>, RFC 8188: AES-128-GCM records, a 16-byte content-encryption key derived with
-    /// the info "Content-Encoding: aes128gcm" and a 12-byte nonce base with "Content-Encoding: nonce".
+    /// <c>aes128gcm</c>, RFC 8188 (the IETF standard, which Web Push uses): AES-128-GCM records, a 16-byte content-encryption
+    /// key derived with the info "Content-Encoding: aes128gcm" and a 12-byte nonce base with "Content-Encoding: nonce".
     /// </summary>
     Aes128Gcm = 0,
 
     /// <summary>
-    /// <c>aes256gcmsiv</c>, this library's coding (not an IETF standard): the RFC 8188 framing with
-    /// AEAD_AES_256_GCM_SIV (RFC 8452) records, a 32-byte content-encryption key derived with the info
-    /// "Content-Encoding: aes256gcmsiv" and a 12-byte nonce base with "Content-Encoding: aes256gcmsiv nonce".
-    /// Use it where a repeated salt (and so a repeated key and nonce) must not be catastrophic; only
-    /// peers using this library understand it.
+    /// <c>aes256gcmsiv</c>, this library's coding (not an IETF standard): the RFC 8188 framing with AEAD_AES_256_GCM_SIV
+    /// (RFC 8452) records, a 32-byte content-encryption key derived with the info "Content-Encoding: aes256gcmsiv" and a
+    /// 12-byte nonce base with "Content-Encoding: aes256gcmsiv nonce". Use it where a repeated salt (and so a repeated key
+    /// and nonce) must not be catastrophic; only peers using this library understand it.
     /// </summary>
     Aes256GcmSiv = 1,
 }
 
 /// <summary>
-/// What differs between the codings, in one table: the HTTP name, the AEAD that seals the records,
-/// the content-encryption key's size and the HKDF infos of the key and of the nonce base (each with its
-/// final 0x00). Everything else (framing, the 12-byte nonce base, the 16-byte tag, the delimiter and
-/// padding) is RFC 8188 for both.
+/// What differs between the codings, in one table: the HTTP name, the AEAD that seals the records, the content-encryption
+/// key's size and the HKDF infos of the key and of the nonce base (each with its final 0x00). Everything else (framing, the
+/// 12-byte nonce base, the 16-byte tag, the delimiter and padding) is RFC 8188 for both.
 /// </summary>
 internal sealed record ContentCodingInfo(ContentCoding Coding, string Name, ContentCodingInfo.RecordAead Aead, int KeySize, ReadOnlyMemory<byte> KeyInfo, ReadOnlyMemory<byte> NonceInfo)
 {

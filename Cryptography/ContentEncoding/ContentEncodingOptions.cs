@@ -1,23 +1,20 @@
-// The record layer's options in one type, instead of the same optional parameters repeated across
-// every constructor and one-shot method. Each value is checked when it is set, so a bad option
-// fails where it is written, not at the first body.
+// The record layer's options in one type, instead of the same optional parameters repeated across every
+// constructor and one-shot method. Each value is checked when it is set, so a bad option fails where it is
+// written, not at the first body.
 
 using System;
 using Cryptography.Internal;
 
 namespace Cryptography.ContentEncoding;
 
-/// <summary>
-/// How bodies are encoded and decoded: the coding, the record size and key id an encoder writes, the
-/// largest record size a decoder accepts, and how many threads a stream may use.
-/// </summary>
+/// <summary>How bodies are encoded and decoded: the coding, the record size and key id an encoder writes, the largest record
+/// size a decoder accepts, and how many threads a stream may use.</summary>
 /// <remarks>
-/// <para>The defaults (<see cref="Default"/>) fit this library: <see cref="ContentCoding.Aes256GcmSiv"/>,
-/// because a repeated salt (a broken random generator, a cloned virtual machine) then repeats keys and
-/// nonces without losing confidentiality beyond equal records, where <see cref="ContentCoding.Aes128Gcm"/>
-/// loses it entirely; set <see cref="Coding"/> to <see cref="ContentCoding.Aes128Gcm"/> to talk to
-/// RFC 8188 peers. 64 KiB records, where the per-record cost is negligible; no key id; a 16 MiB limit
-/// on the record size a decoder accepts; one thread, so a stream starts no work of its own.</para>
+/// <para>The defaults (<see cref="Default"/>) fit this library: <see cref="ContentCoding.Aes256GcmSiv"/>, because a repeated
+/// salt (a broken random generator, a cloned virtual machine) then repeats keys and nonces without losing confidentiality
+/// beyond equal records, where <see cref="ContentCoding.Aes128Gcm"/> loses it entirely (set <see cref="Coding"/> to it to talk
+/// to RFC 8188 peers); 64 KiB records; no key id; a 16 MiB limit on the record size a decoder accepts; one thread, so a
+/// stream starts no work of its own.</para>
 /// <para>An instance is immutable once created and may be shared.</para>
 /// </remarks>
 public sealed class ContentEncodingOptions

@@ -1,6 +1,5 @@
 // Encrypted content encoding (RFC 8188) in one call, over whole bodies in memory, plus the layer's
-// constants and the codings' HTTP names. Bodies larger than memory go through
-// ContentEncryptingStream and ContentDecryptingStream; both share ContentEncryptor/ContentDecryptor.
+// constants and the codings' HTTP names. Larger bodies go through the streams.
 
 using System;
 using System.Security.Cryptography;
@@ -9,9 +8,8 @@ using Cryptography.Internal;
 namespace Cryptography.ContentEncoding;
 
 /// <summary>
-/// Writes the input keying material for a key id found in a body's header into
-/// <paramref name="destination"/>, a buffer the library owns and wipes as soon as it has derived the
-/// body's keys: no copy of the key is left to the garbage collector.
+/// Writes the input keying material for a key id found in a body's header into <paramref name="destination"/>, a buffer
+/// the library owns and wipes as soon as it has derived the body's keys: no copy of the key is left to the garbage collector.
 /// </summary>
 /// <param name="keyId">The header's key id (possibly empty).</param>
 /// <param name="coding">The coding the body is being decoded with.</param>
@@ -22,15 +20,14 @@ namespace Cryptography.ContentEncoding;
 public delegate bool ContentKeyProvider(ReadOnlySpan<byte> keyId, ContentCoding coding, Span<byte> destination, out int bytesWritten);
 
 /// <summary>
-/// Encrypted content encoding: the <c>aes128gcm</c> coding of RFC 8188 and this library's
-/// <c>aes256gcmsiv</c> coding (same framing, AES-256-GCM-SIV records, not an IETF standard), over
-/// whole bodies in memory.
+/// Encrypted content encoding: the <c>aes128gcm</c> coding of RFC 8188 and this library's <c>aes256gcmsiv</c> coding
+/// (same framing, AES-256-GCM-SIV records, not an IETF standard), over whole bodies in memory.
 /// </summary>
 /// <remarks>
-/// A body is a header (salt, record size, key id) followed by records; each record but the last is
-/// exactly the record size long, tag included. Decoding rejects truncation, reordering, records after
-/// the last, bad padding, record sizes below 18 or above the decoder's limit (<see cref="MaxRecordSize"/>,
-/// 16 MiB, by default) and short headers, with a <see cref="ContentEncodingException"/>.
+/// A body is a header (salt, record size, key id) followed by records; each record but the last is exactly the record
+/// size long, tag included. Decoding rejects truncation, reordering, records after the last, bad padding, record sizes
+/// below 18 or above the decoder's limit (<see cref="MaxRecordSize"/>, 16 MiB, by default) and short headers, with a
+/// <see cref="ContentEncodingException"/>.
 /// </remarks>
 public static class ContentEncryption
 {
@@ -49,18 +46,15 @@ public static class ContentEncryption
     /// <summary>The smallest record size RFC 8188 allows: 18 bytes (one byte of data, the delimiter, the tag).</summary>
     public const int MinRecordSize = 18;
 
-    /// <summary>
-    /// The largest record size this library writes or, by default, accepts: 16 MiB. RFC 8188 allows up to
-    /// 2^32 - 1, but a decoder holds one whole record in memory before it may release any of it, so a
-    /// header must not be able to make it allocate gigabytes.
-    /// </summary>
+    /// <summary>The largest record size this library writes or, by default, accepts: 16 MiB. RFC 8188 allows up to 2^32 - 1,
+    /// but a decoder holds one whole record in memory before it may release any of it, so a header must not be able to make
+    /// it allocate gigabytes.</summary>
     public const int MaxRecordSize = 16 * 1024 * 1024;
 
     /// <summary>The most keying material a <see cref="ContentKeyProvider"/> may write: 256 bytes.</summary>
     public const int MaxKeyingMaterialSize = 256;
 
-    /// <summary>The record size used when none is given: 64 KiB, where the per-record cost is negligible.
-    /// (RFC 8188's examples and Web Push use 4096.)</summary>
+    /// <summary>The record size used when none is given: 64 KiB, where the per-record cost is negligible (RFC 8188's examples and Web Push use 4096).</summary>
     public const int DefaultRecordSize = 64 * 1024;
 
     /// <summary>Gets the HTTP <c>Content-Encoding</c> name of a coding.</summary>
@@ -277,18 +271,9 @@ public static class ContentEncryption
 
     private static byte[] DecryptToArray(ReadOnlySpan<byte> body, ContentDecryptor decryptor)
     {
+        // DecryptRecords zeroes the whole buffer when it throws.
         byte[] buffer = new byte[MaxContentLength(decryptor.Header, body.Length)];
-        int length;
-        try
-        {
-            length = DecryptRecords(body[decryptor.Header.Length..], buffer, decryptor);
-        }
-        catch
-        {
-            CryptographicOperations.ZeroMemory(buffer);
-            throw;
-        }
-
+        int length = DecryptRecords(body[decryptor.Header.Length..], buffer, decryptor);
         if (length == buffer.Length)
         {
             return buffer;
