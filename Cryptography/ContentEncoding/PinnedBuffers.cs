@@ -40,19 +40,14 @@ internal static class PinnedBuffers
     public static byte[] Rent(int minimumLength)
     {
         int shift = Math.Max(MinShift, 32 - BitOperations.LeadingZeroCount((uint)Math.Max(minimumLength - Slack, 1) - 1));
-        if (shift > MaxPooledShift)
-        {
-            return GC.AllocateUninitializedArray<byte>(minimumLength, pinned: true);
-        }
-
         int index = shift - MinShift;
-        if (Pools[index].TryDequeue(out byte[]? array))
+        if (shift <= MaxPooledShift && Pools[index].TryDequeue(out byte[]? array))
         {
             Interlocked.Decrement(ref Counts[index]);
             return array;
         }
 
-        return GC.AllocateUninitializedArray<byte>((1 << shift) + Slack, pinned: true);
+        return GC.AllocateUninitializedArray<byte>(shift <= MaxPooledShift ? (1 << shift) + Slack : minimumLength, pinned: true);
     }
 
     /// <summary>Wipes <paramref name="array"/> (unless <paramref name="holdsOnlyPublicData"/>: ciphertext
