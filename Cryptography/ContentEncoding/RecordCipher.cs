@@ -62,28 +62,12 @@ internal abstract class RecordCipher(ReadOnlySpan<byte> nonceBase) : IDisposable
         }
     }
 
-    /// <summary>The nonce of record <paramref name="sequenceNumber"/>.</summary>
-    public void GetNonce(long sequenceNumber, Span<byte> nonce)
-    {
-        // SEQ is 96 bits; sequence numbers below 2^63 touch only the last 8 bytes.
-        _nonceBase.CopyTo(nonce);
-        BinaryPrimitives.WriteUInt64BigEndian(nonce[4..], BinaryPrimitives.ReadUInt64BigEndian(nonce[4..]) ^ (ulong)sequenceNumber);
-    }
-
-    public void Seal(long sequenceNumber, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag)
-    {
-        Span<byte> nonce = stackalloc byte[NonceSize];
-        GetNonce(sequenceNumber, nonce);
-        Seal(nonce, plaintext, ciphertext, tag);
-    }
+    public void Seal(long sequenceNumber, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag) =>
+        Seal(Nonce(sequenceNumber, stackalloc byte[NonceSize]), plaintext, ciphertext, tag);
 
     /// <summary>Verifies and decrypts; on a bad tag zeroes <paramref name="plaintext"/> and returns false.</summary>
-    public bool TryOpen(long sequenceNumber, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext)
-    {
-        Span<byte> nonce = stackalloc byte[NonceSize];
-        GetNonce(sequenceNumber, nonce);
-        return TryOpen(nonce, ciphertext, tag, plaintext);
-    }
+    public bool TryOpen(long sequenceNumber, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext) =>
+        TryOpen(Nonce(sequenceNumber, stackalloc byte[NonceSize]), ciphertext, tag, plaintext);
 
     /// <summary>
     /// The cipher worker <paramref name="worker"/> of a parallel batch uses, from any thread: this one
@@ -97,6 +81,15 @@ internal abstract class RecordCipher(ReadOnlySpan<byte> nonceBase) : IDisposable
     protected abstract void Seal(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag);
 
     protected abstract bool TryOpen(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext);
+
+    // Writes the nonce of record sequenceNumber into the 12 bytes of nonce and returns them. SEQ is 96 bits;
+    // sequence numbers below 2^63 touch only the last 8 bytes.
+    private ReadOnlySpan<byte> Nonce(long sequenceNumber, Span<byte> nonce)
+    {
+        _nonceBase.CopyTo(nonce);
+        BinaryPrimitives.WriteUInt64BigEndian(nonce[4..], BinaryPrimitives.ReadUInt64BigEndian(nonce[4..]) ^ (ulong)sequenceNumber);
+        return nonce;
+    }
 
     internal sealed class AesGcmRecordCipher(ReadOnlySpan<byte> key, ReadOnlySpan<byte> nonceBase) : RecordCipher(nonceBase)
     {
