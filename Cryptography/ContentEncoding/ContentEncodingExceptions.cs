@@ -1,6 +1,5 @@
-// The failures of decoding an encrypted body. Each derives from CryptographicException, so code
-// that already catches that keeps working; the three kinds say what went wrong, and RecordIndex
-// says where (records are numbered from 0, the RFC 8188 sequence number).
+// The failures of decoding an encrypted body. Each derives from CryptographicException, so code that already
+// catches that keeps working; the three kinds say what went wrong, and RecordIndex says where.
 
 using System;
 using System.Security.Cryptography;
@@ -11,21 +10,18 @@ namespace Cryptography.ContentEncoding;
 /// <remarks>Messages name sizes and record numbers only, never key material or content.</remarks>
 public class ContentEncodingException : CryptographicException
 {
-    /// <summary>Creates an exception with a default message.</summary>
+    /// <inheritdoc cref="CryptographicException()"/>
     public ContentEncodingException()
     {
     }
 
-    /// <summary>Creates an exception with the given message.</summary>
-    /// <param name="message">What went wrong.</param>
+    /// <inheritdoc cref="CryptographicException(string?)"/>
     public ContentEncodingException(string? message)
         : base(message)
     {
     }
 
-    /// <summary>Creates an exception with the given message and cause.</summary>
-    /// <param name="message">What went wrong.</param>
-    /// <param name="innerException">The cause.</param>
+    /// <inheritdoc cref="CryptographicException(string?, Exception?)"/>
     public ContentEncodingException(string? message, Exception? innerException)
         : base(message, innerException)
     {
