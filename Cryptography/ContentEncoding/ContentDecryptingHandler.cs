@@ -48,14 +48,14 @@ public sealed class ContentDecryptingHandler : DelegatingHandler
 
     /// <summary>Gets or sets whether every response that can carry content must be encrypted: <see langword="false"/> by default.</summary>
     /// <remarks>
-    /// <para>When set, a response whose outermost <c>Content-Encoding</c> is not <c>aes128gcm</c> or <c>aes256gcmsiv</c>
-    /// (none at all, <c>gzip</c>, or <c>aes128gcm, identity</c>), error responses included, is disposed and the send
-    /// fails with an <see cref="HttpRequestException"/> (<see cref="HttpRequestError.InvalidResponse"/>). Responses that
-    /// carry no content by definition pass (1xx, 204 No Content, 304 Not Modified, and responses to HEAD).</para>
-    /// <para>It is off by default because the handler sits under every request an <see cref="HttpClient"/> sends, and
-    /// servers commonly answer errors, redirects and endpoints that are not secret without encryption: refusing those
-    /// would break such clients for no security reason. Set it whenever the caller relies on the responses being
-    /// authenticated: otherwise whoever can alter them can remove the encryption and substitute any body.</para>
+    /// <para>When set, a response whose outermost <c>Content-Encoding</c> is not <c>aes128gcm</c> or <c>aes256gcmsiv</c> (none at
+    /// all, <c>gzip</c>, or <c>aes128gcm, identity</c>), error responses included, is disposed and the send fails with an
+    /// <see cref="HttpRequestException"/> (<see cref="HttpRequestError.InvalidResponse"/>). Responses that carry no content by
+    /// definition pass (1xx, 204 No Content, 304 Not Modified, and responses to HEAD).</para>
+    /// <para>It is off by default because the handler sits under every request an <see cref="HttpClient"/> sends, and servers
+    /// commonly answer errors, redirects and endpoints that are not secret without encryption: refusing those would break such
+    /// clients for no security reason. Set it whenever the caller relies on the responses being authenticated: otherwise
+    /// whoever can alter them can remove the encryption and substitute any body.</para>
     /// </remarks>
     public bool RequireEncryption { get; set; }
 

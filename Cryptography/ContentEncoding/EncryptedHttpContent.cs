@@ -12,15 +12,13 @@ using Cryptography.Internal;
 
 namespace Cryptography.ContentEncoding;
 
-/// <summary>
-/// An <see cref="HttpContent"/> that sends another content encrypted with an encrypted content coding
-/// (RFC 8188 <c>aes128gcm</c>, or this library's <c>aes256gcmsiv</c>), streaming, in constant memory.
-/// </summary>
+/// <summary>An <see cref="HttpContent"/> that sends another content encrypted with an encrypted content coding (RFC 8188
+/// <c>aes128gcm</c>, or this library's <c>aes256gcmsiv</c>), streaming, in constant memory.</summary>
 /// <remarks>
-/// The inner content's headers are copied, except <c>Content-Length</c>, which is recomputed, and the
-/// coding's name is appended to <c>Content-Encoding</c>. Each serialization uses a fresh salt. If the
-/// inner content fails while being copied, the body is left without its last record, so the receiver
-/// rejects it as truncated. Disposing wipes the keying material and disposes the inner content.
+/// The inner content's headers are copied, except <c>Content-Length</c>, which is recomputed, and the coding's name is
+/// appended to <c>Content-Encoding</c>. Each serialization uses a fresh salt. If the inner content fails while being copied,
+/// the body is left without its last record, so the receiver rejects it as truncated. Disposing wipes the keying material
+/// and disposes the inner content.
 /// </remarks>
 public sealed class EncryptedHttpContent : HttpContent
 {
