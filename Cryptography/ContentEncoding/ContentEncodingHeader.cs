@@ -13,9 +13,6 @@ public sealed class ContentEncodingHeader
     /// <summary>The length of the header without its key id: salt (16), record size (4) and key id length (1).</summary>
     public const int FixedLength = ContentEncryption.SaltSize + 4 + 1;
 
-    private readonly byte[] _salt;
-    private readonly byte[] _keyId;
-
     /// <summary>Creates a header.</summary>
     /// <param name="salt">The 16-byte salt.</param>
     /// <param name="recordSize">The record size, from <see cref="ContentEncryption.MinRecordSize"/> to <see cref="ContentEncryption.MaxRecordSize"/>.</param>
@@ -24,22 +21,22 @@ public sealed class ContentEncodingHeader
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="recordSize"/> is out of range.</exception>
     public ContentEncodingHeader(ReadOnlySpan<byte> salt, int recordSize, ReadOnlySpan<byte> keyId)
     {
-        _salt = salt.Length == ContentEncryption.SaltSize ? salt.ToArray() : throw new ArgumentException(ContentEncodingMessages.SaltSize, nameof(salt));
-        _keyId = keyId.Length <= 255 ? keyId.ToArray() : throw new ArgumentException(ContentEncodingMessages.KeyIdTooLong, nameof(keyId));
+        Salt = salt.Length == ContentEncryption.SaltSize ? salt.ToArray() : throw new ArgumentException(ContentEncodingMessages.SaltSize, nameof(salt));
+        KeyId = keyId.Length <= 255 ? keyId.ToArray() : throw new ArgumentException(ContentEncodingMessages.KeyIdTooLong, nameof(keyId));
         RecordSize = ContentEncryption.ValidateRecordSize(recordSize, nameof(recordSize));
     }
 
     /// <summary>Gets the 16-byte salt.</summary>
-    public ReadOnlyMemory<byte> Salt => _salt;
+    public ReadOnlyMemory<byte> Salt { get; }
 
     /// <summary>Gets the record size: the length of every record but the last, tag included.</summary>
     public int RecordSize { get; }
 
     /// <summary>Gets the key id (possibly empty).</summary>
-    public ReadOnlyMemory<byte> KeyId => _keyId;
+    public ReadOnlyMemory<byte> KeyId { get; }
 
     /// <summary>Gets the length of the encoded header: 21 bytes plus the key id.</summary>
-    public int Length => FixedLength + _keyId.Length;
+    public int Length => FixedLength + KeyId.Length;
 
     /// <summary>Writes the header.</summary>
     /// <param name="destination">The buffer to write to; at least <see cref="Length"/> bytes.</param>
@@ -52,10 +49,10 @@ public sealed class ContentEncodingHeader
             throw new ArgumentException(ContentEncodingMessages.Format(ContentEncodingMessages.DestinationTooShort, Length), nameof(destination));
         }
 
-        _salt.CopyTo(destination);
+        Salt.Span.CopyTo(destination);
         BinaryPrimitives.WriteUInt32BigEndian(destination[ContentEncryption.SaltSize..], (uint)RecordSize);
-        destination[ContentEncryption.SaltSize + 4] = (byte)_keyId.Length;
-        _keyId.CopyTo(destination[FixedLength..]);
+        destination[ContentEncryption.SaltSize + 4] = (byte)KeyId.Length;
+        KeyId.Span.CopyTo(destination[FixedLength..]);
         return Length;
     }
 
