@@ -1,10 +1,10 @@
-// The record buffers of ContentEncryptingStream and ContentDecryptingStream hold plaintext. Arrays
-// from ArrayPool<byte>.Shared are ordinary heap objects: a compacting garbage collection may move
-// one and leave the old bytes behind, where no wipe reaches them. These buffers are allocated
-// pinned (the pinned object heap never moves them), wiped when they come back, and pooled by
-// power-of-two size so that a server creating a stream per request does not allocate per request.
-// Each array has Slack bytes beyond its power of two: a decrypting stream reads a record and one byte
-// more (to know whether the record is the body's last), and rs + 1 for rs = 64 KiB must not take 128.
+// The record buffers of ContentEncryptingStream and ContentDecryptingStream hold plaintext. Arrays from
+// ArrayPool<byte>.Shared are ordinary heap objects: a compacting garbage collection may move one and leave the
+// old bytes behind, where no wipe reaches them. These buffers are allocated pinned (the pinned object heap never
+// moves them), wiped when they come back, and pooled by power-of-two size so that a server creating a stream per
+// request does not allocate per request. Each array has Slack bytes beyond its power of two: a decrypting stream
+// reads a record and one byte more (to know whether the record is the body's last), and rs + 1 for rs = 64 KiB
+// must not take 128.
 
 using System;
 using System.Collections.Concurrent;
@@ -69,9 +69,9 @@ internal static class PinnedBuffers
         }
 
         int index = BitOperations.Log2((uint)size) - MinShift;
-        // Up to 64 KiB (record buffers): 16 per size, for servers with many small bodies at once; larger
-        // (the streams' batch buffers, two per stream): 8, so that one large stream after
-        // another reuses them, while at most a few MiB stay pinned when none is in use.
+        // Up to 64 KiB (record buffers): 16 per size, for servers with many small bodies at once; larger (the
+        // streams' batch buffers): 8, so that one large stream after another reuses them, while at most a few
+        // MiB stay pinned when none is in use.
         int capacity = index <= 16 - MinShift ? 16 : 8;
         if (Interlocked.Increment(ref Counts[index]) <= capacity)
         {

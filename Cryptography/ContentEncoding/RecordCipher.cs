@@ -1,5 +1,4 @@
-// Key schedule and record sealing shared by encoder and decoder: RFC 8188 section 2.2 (content-
-// encryption key), 2.3 (nonce) and 2 (records), for either coding.
+// Key schedule and record sealing shared by encoder and decoder, for either coding: RFC 8188 sections 2.2 (key), 2.3 (nonce), 2 (records).
 //
 // PRK   = HKDF-Extract(salt, IKM)                  HMAC-SHA-256
 // CEK   = HKDF-Expand(PRK, key label || 0x00, 16 or 32)
