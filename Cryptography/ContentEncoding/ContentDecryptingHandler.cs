@@ -74,8 +74,7 @@ public sealed class ContentDecryptingHandler : DelegatingHandler
     private HttpResponseMessage Decode(HttpResponseMessage response)
     {
         HttpContent? content = response.Content;
-        string? outermost = content?.Headers.ContentEncoding.LastOrDefault();
-        if (content is null || !ContentEncryption.TryGetCoding(outermost, out ContentCoding coding))
+        if (content is null || !ContentEncryption.TryGetCoding(content.Headers.ContentEncoding.LastOrDefault(), out ContentCoding coding))
         {
             if (RequireEncryption && CanHaveContent(response))
             {

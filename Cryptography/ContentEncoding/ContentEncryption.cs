@@ -1,5 +1,5 @@
 // Encrypted content encoding (RFC 8188) in one call, over whole bodies in memory, plus the layer's
-// constants and the codings' HTTP names. Larger bodies go through the streams.
+// constants and the codings' HTTP names. Larger bodies go through the streams; all share ContentEncryptor/ContentDecryptor.
 
 using System;
 using System.Security.Cryptography;
