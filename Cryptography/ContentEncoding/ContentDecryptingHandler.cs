@@ -1,32 +1,28 @@
-// HttpClient integration, receiving side: a DelegatingHandler that replaces a response content
-// whose outermost Content-Encoding is aes128gcm or aes256gcmsiv with one that decodes it as it is
-// read, through ContentDecryptingStream, with the key that the body's key id names.
+// HttpClient integration, receiving side: the decoding content reads through ContentDecryptingStream.
 
 using System;
-using System.Globalization;
 using System.IO;
 using System.Linq;
 using System.Net;
 using System.Net.Http;
 using System.Threading;
 using System.Threading.Tasks;
+using Cryptography.Internal;
 
 namespace Cryptography.ContentEncoding;
 
 /// <summary>
-/// A <see cref="DelegatingHandler"/> that decodes responses whose outermost <c>Content-Encoding</c> is
-/// <c>aes128gcm</c> (RFC 8188) or <c>aes256gcmsiv</c> (this library), choosing the key by the key id in
-/// each body's header.
+/// A <see cref="DelegatingHandler"/> that decodes responses whose outermost <c>Content-Encoding</c> is <c>aes128gcm</c>
+/// (RFC 8188) or <c>aes256gcmsiv</c> (this library), choosing the key by the key id in each body's header.
 /// </summary>
 /// <remarks>
-/// <para>The decoded content streams: memory stays at one record. Its <c>Content-Encoding</c> loses the
-/// decoded coding and its <c>Content-Length</c> is dropped. On a bad body, reading it throws a
-/// <see cref="ContentEncodingException"/> before handing out any of the bad record: from the stream's
-/// reads with <see cref="HttpCompletionOption.ResponseHeadersRead"/>, or from <see cref="HttpClient"/>'s
-/// call when it buffers the content (the default).</para>
-/// <para>A response that is not encrypted (no <c>Content-Encoding</c>, or an outermost coding that is not
-/// one of these) passes through unchanged unless <see cref="RequireEncryption"/> is set: an attacker on
-/// the path, or a misconfigured server, can then hand the caller plaintext that nothing verified.</para>
+/// <para>The decoded content streams: memory stays at one record. Its <c>Content-Encoding</c> loses the decoded coding and
+/// its <c>Content-Length</c> is dropped. On a bad body, reading it throws a <see cref="ContentEncodingException"/> before
+/// handing out any of the bad record: from the stream's reads with <see cref="HttpCompletionOption.ResponseHeadersRead"/>,
+/// or from <see cref="HttpClient"/>'s call when it buffers the content (the default).</para>
+/// <para>A response that is not encrypted (no <c>Content-Encoding</c>, or an outermost coding that is not one of these)
+/// passes through unchanged unless <see cref="RequireEncryption"/> is set: an attacker on the path, or a misconfigured
+/// server, can then hand the caller plaintext that nothing verified.</para>
 /// </remarks>
 public sealed class ContentDecryptingHandler : DelegatingHandler
 {
@@ -35,50 +31,31 @@ public sealed class ContentDecryptingHandler : DelegatingHandler
     /// <summary>Creates a handler to put in a handler chain (its inner handler is set later).</summary>
     /// <param name="keyProvider">Maps a body's key id to the keying material.</param>
     /// <exception cref="ArgumentNullException"><paramref name="keyProvider"/> is <see langword="null"/>.</exception>
-    public ContentDecryptingHandler(ContentKeyProvider keyProvider)
-    {
-        ArgumentNullException.ThrowIfNull(keyProvider);
-        _keyProvider = keyProvider;
-    }
+    public ContentDecryptingHandler(ContentKeyProvider keyProvider) =>
+        _keyProvider = keyProvider ?? throw new ArgumentNullException(nameof(keyProvider));
 
     /// <summary>Creates a handler that sends requests through <paramref name="innerHandler"/>.</summary>
     /// <param name="keyProvider">Maps a body's key id to the keying material.</param>
     /// <param name="innerHandler">The handler that sends the requests, such as a <see cref="SocketsHttpHandler"/>.</param>
     /// <exception cref="ArgumentNullException">An argument is <see langword="null"/>.</exception>
     public ContentDecryptingHandler(ContentKeyProvider keyProvider, HttpMessageHandler innerHandler)
-        : base(innerHandler)
-    {
-        ArgumentNullException.ThrowIfNull(keyProvider);
-        _keyProvider = keyProvider;
-    }
+        : base(innerHandler) =>
+        _keyProvider = keyProvider ?? throw new ArgumentNullException(nameof(keyProvider));
 
     /// <summary>Gets or sets the largest record size a response may declare: <see cref="ContentEncryption.MaxRecordSize"/> (16 MiB) by default.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is below 18 or above <see cref="ContentEncryption.MaxRecordSize"/>.</exception>
-    public int MaxRecordSize
-    {
-        get;
-        set
-        {
-            ContentEncryption.ValidateRecordSize(value, nameof(value));
-            field = value;
-        }
-    } = ContentEncryption.MaxRecordSize;
+    public int MaxRecordSize { get; set => field = ContentEncryption.ValidateRecordSize(value, nameof(value)); } = ContentEncryption.MaxRecordSize;
 
-    /// <summary>
-    /// Gets or sets whether every response that can carry content must be encrypted: <see langword="false"/>
-    /// by default.
-    /// </summary>
+    /// <summary>Gets or sets whether every response that can carry content must be encrypted: <see langword="false"/> by default.</summary>
     /// <remarks>
-    /// <para>When <see langword="true"/>, a response whose outermost <c>Content-Encoding</c> is not
-    /// <c>aes128gcm</c> or <c>aes256gcmsiv</c> (none at all, <c>gzip</c>, or <c>aes128gcm, identity</c>) is
-    /// disposed and the send fails with an <see cref="HttpRequestException"/>
-    /// (<see cref="HttpRequestError.InvalidResponse"/>), error responses included. Responses that carry no
-    /// content by definition pass (1xx, 204 No Content, 304 Not Modified, and responses to HEAD).</para>
-    /// <para>The default is <see langword="false"/> because the handler sits under every request an
-    /// <see cref="HttpClient"/> sends, and servers commonly answer errors, redirects and endpoints that are
-    /// not secret without encryption; refusing those by default would break such clients in ways unrelated
-    /// to security. Set it whenever the caller relies on the responses being authenticated: otherwise
-    /// someone who can alter the responses can remove the encryption and substitute any body.</para>
+    /// <para>When set, a response whose outermost <c>Content-Encoding</c> is not <c>aes128gcm</c> or <c>aes256gcmsiv</c> (none at
+    /// all, <c>gzip</c>, or <c>aes128gcm, identity</c>), error responses included, is disposed and the send fails with an
+    /// <see cref="HttpRequestException"/> (<see cref="HttpRequestError.InvalidResponse"/>). Responses that carry no content by
+    /// definition pass (1xx, 204 No Content, 304 Not Modified, and responses to HEAD).</para>
+    /// <para>It is off by default because the handler sits under every request an <see cref="HttpClient"/> sends, and servers
+    /// commonly answer errors, redirects and endpoints that are not secret without encryption: refusing those would break such
+    /// clients for no security reason. Set it whenever the caller relies on the responses being authenticated: otherwise
+    /// whoever can alter them can remove the encryption and substitute any body.</para>
     /// </remarks>
     public bool RequireEncryption { get; set; }
 
@@ -90,45 +67,29 @@ public sealed class ContentDecryptingHandler : DelegatingHandler
     protected override async Task<HttpResponseMessage> SendAsync(HttpRequestMessage request, CancellationToken cancellationToken) =>
         Decode(await base.SendAsync(request, cancellationToken).ConfigureAwait(false));
 
-    /// <summary>Sends the request and, if the response is encrypted with one of the codings, decodes it as it is read.</summary>
-    /// <param name="request">The request.</param>
-    /// <param name="cancellationToken">Cancels the request.</param>
-    /// <returns>The response, its content replaced by the decoding one when it was encrypted.</returns>
-    /// <exception cref="HttpRequestException"><see cref="RequireEncryption"/> is set and the response is not encrypted.</exception>
+    /// <inheritdoc cref="SendAsync"/>
     protected override HttpResponseMessage Send(HttpRequestMessage request, CancellationToken cancellationToken) =>
         Decode(base.Send(request, cancellationToken));
 
     private HttpResponseMessage Decode(HttpResponseMessage response)
     {
         HttpContent? content = response.Content;
-        string? outermost = content?.Headers.ContentEncoding.LastOrDefault();
-        if (content is null || !ContentEncryption.TryGetCoding(outermost, out ContentCoding coding))
+        if (content is null || !ContentEncryption.TryGetCoding(content.Headers.ContentEncoding.LastOrDefault(), out ContentCoding coding))
         {
             if (RequireEncryption && CanHaveContent(response))
             {
                 string received = content is null || content.Headers.ContentEncoding.Count == 0 ? "no Content-Encoding" : $"Content-Encoding '{string.Join(", ", content.Headers.ContentEncoding)}'";
                 HttpStatusCode status = response.StatusCode;
                 response.Dispose();
-                throw new HttpRequestException(
-                    HttpRequestError.InvalidResponse,
-                    string.Format(CultureInfo.InvariantCulture, "The response ({0} {1}) is not encrypted: it has {2}, and RequireEncryption is set.", (int)status, status, received),
-                    inner: null,
-                    status);
+                string message = ContentEncodingMessages.Format(ContentEncodingMessages.ResponseNotEncrypted, (int)status, status, received);
+                throw new HttpRequestException(HttpRequestError.InvalidResponse, message, inner: null, status);
             }
 
             return response;
         }
 
         var decoded = new DecryptedHttpContent(content, _keyProvider, new ContentEncodingOptions { Coding = coding, MaxRecordSize = MaxRecordSize });
-        foreach (var header in content.Headers)
-        {
-            if (!string.Equals(header.Key, "Content-Length", StringComparison.OrdinalIgnoreCase)
-                && !string.Equals(header.Key, "Content-Encoding", StringComparison.OrdinalIgnoreCase))
-            {
-                decoded.Headers.TryAddWithoutValidation(header.Key, header.Value);
-            }
-        }
-
+        EncryptedHttpContent.CopyHeaders(content, decoded, keepContentEncoding: false);
         foreach (string inner in content.Headers.ContentEncoding.Take(content.Headers.ContentEncoding.Count - 1))
         {
             decoded.Headers.ContentEncoding.Add(inner);

@@ -1,6 +1,5 @@
-// The failures of decoding an encrypted body. Each derives from CryptographicException, so code
-// that already catches that keeps working; the three kinds say what went wrong, and RecordIndex
-// says where (records are numbered from 0, the RFC 8188 sequence number).
+// The failures of decoding an encrypted body. Each derives from CryptographicException, so code that already
+// catches that keeps working; the three kinds say what went wrong, and RecordIndex says where.
 
 using System;
 using System.Security.Cryptography;
@@ -11,21 +10,18 @@ namespace Cryptography.ContentEncoding;
 /// <remarks>Messages name sizes and record numbers only, never key material or content.</remarks>
 public class ContentEncodingException : CryptographicException
 {
-    /// <summary>Creates an exception with a default message.</summary>
+    /// <inheritdoc cref="CryptographicException()"/>
     public ContentEncodingException()
     {
     }
 
-    /// <summary>Creates an exception with the given message.</summary>
-    /// <param name="message">What went wrong.</param>
+    /// <inheritdoc cref="CryptographicException(string?)"/>
     public ContentEncodingException(string? message)
         : base(message)
     {
     }
 
-    /// <summary>Creates an exception with the given message and cause.</summary>
-    /// <param name="message">What went wrong.</param>
-    /// <param name="innerException">The cause.</param>
+    /// <inheritdoc cref="CryptographicException(string?, Exception?)"/>
     public ContentEncodingException(string? message, Exception? innerException)
         : base(message, innerException)
     {
@@ -49,21 +45,18 @@ public class ContentEncodingException : CryptographicException
 /// decoder's limit, or a key id for which no key is known.</summary>
 public sealed class ContentEncodingHeaderException : ContentEncodingException
 {
-    /// <summary>Creates an exception with a default message.</summary>
+    /// <inheritdoc cref="ContentEncodingException()"/>
     public ContentEncodingHeaderException()
     {
     }
 
-    /// <summary>Creates an exception with the given message.</summary>
-    /// <param name="message">What went wrong.</param>
+    /// <inheritdoc cref="ContentEncodingException(string?)"/>
     public ContentEncodingHeaderException(string? message)
         : base(message)
     {
     }
 
-    /// <summary>Creates an exception with the given message and cause.</summary>
-    /// <param name="message">What went wrong.</param>
-    /// <param name="innerException">The cause.</param>
+    /// <inheritdoc cref="ContentEncodingException(string?, Exception?)"/>
     public ContentEncodingHeaderException(string? message, Exception? innerException)
         : base(message, innerException)
     {
@@ -74,21 +67,18 @@ public sealed class ContentEncodingHeaderException : ContentEncodingException
 /// than the record size is not marked as the last one.</summary>
 public sealed class ContentEncodingTruncatedException : ContentEncodingException
 {
-    /// <summary>Creates an exception with a default message.</summary>
+    /// <inheritdoc cref="ContentEncodingException()"/>
     public ContentEncodingTruncatedException()
     {
     }
 
-    /// <summary>Creates an exception with the given message.</summary>
-    /// <param name="message">What went wrong.</param>
+    /// <inheritdoc cref="ContentEncodingException(string?)"/>
     public ContentEncodingTruncatedException(string? message)
         : base(message)
     {
     }
 
-    /// <summary>Creates an exception with the given message and cause.</summary>
-    /// <param name="message">What went wrong.</param>
-    /// <param name="innerException">The cause.</param>
+    /// <inheritdoc cref="ContentEncodingException(string?, Exception?)"/>
     public ContentEncodingTruncatedException(string? message, Exception? innerException)
         : base(message, innerException)
     {
@@ -107,30 +97,24 @@ public sealed class ContentEncodingTruncatedException : ContentEncodingException
 /// removed records, or the wrong key), its padding or delimiter is invalid, or data follows the last record.</summary>
 public sealed class ContentEncodingCorruptedException : ContentEncodingException
 {
-    /// <summary>Creates an exception with a default message.</summary>
+    /// <inheritdoc cref="ContentEncodingException()"/>
     public ContentEncodingCorruptedException()
     {
     }
 
-    /// <summary>Creates an exception with the given message.</summary>
-    /// <param name="message">What went wrong.</param>
+    /// <inheritdoc cref="ContentEncodingException(string?)"/>
     public ContentEncodingCorruptedException(string? message)
         : base(message)
     {
     }
 
-    /// <summary>Creates an exception with the given message and cause.</summary>
-    /// <param name="message">What went wrong.</param>
-    /// <param name="innerException">The cause.</param>
+    /// <inheritdoc cref="ContentEncodingException(string?, Exception?)"/>
     public ContentEncodingCorruptedException(string? message, Exception? innerException)
         : base(message, innerException)
     {
     }
 
-    /// <summary>Creates an exception about one record.</summary>
-    /// <param name="message">What went wrong.</param>
-    /// <param name="recordIndex">The sequence number (from 0) of the record at fault.</param>
-    /// <param name="innerException">The cause, if any.</param>
+    /// <inheritdoc cref="ContentEncodingException(string?, long, Exception?)"/>
     public ContentEncodingCorruptedException(string? message, long recordIndex, Exception? innerException = null)
         : base(message, recordIndex, innerException)
     {

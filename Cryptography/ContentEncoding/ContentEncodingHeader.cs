@@ -1,9 +1,7 @@
-// The RFC 8188 section 2.1 header that starts every encrypted body:
-//   salt (16 bytes) || rs (uint32, big-endian) || idlen (1 byte) || keyid (idlen bytes)
+// RFC 8188 section 2.1: salt (16 bytes) || rs (uint32, big-endian) || idlen (1 byte) || keyid (idlen bytes)
 
 using System;
 using System.Buffers.Binary;
-using System.Globalization;
 using Cryptography.Internal;
 
 namespace Cryptography.ContentEncoding;
@@ -15,9 +13,6 @@ public sealed class ContentEncodingHeader
     /// <summary>The length of the header without its key id: salt (16), record size (4) and key id length (1).</summary>
     public const int FixedLength = ContentEncryption.SaltSize + 4 + 1;
 
-    private readonly byte[] _salt;
-    private readonly byte[] _keyId;
-
     /// <summary>Creates a header.</summary>
     /// <param name="salt">The 16-byte salt.</param>
     /// <param name="recordSize">The record size, from <see cref="ContentEncryption.MinRecordSize"/> to <see cref="ContentEncryption.MaxRecordSize"/>.</param>
@@ -26,33 +21,22 @@ public sealed class ContentEncodingHeader
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="recordSize"/> is out of range.</exception>
     public ContentEncodingHeader(ReadOnlySpan<byte> salt, int recordSize, ReadOnlySpan<byte> keyId)
     {
-        if (salt.Length != ContentEncryption.SaltSize)
-        {
-            throw new ArgumentException(ContentEncodingMessages.SaltSize, nameof(salt));
-        }
-
-        if (keyId.Length > 255)
-        {
-            throw new ArgumentException(ContentEncodingMessages.KeyIdTooLong, nameof(keyId));
-        }
-
-        ContentEncryption.ValidateRecordSize(recordSize, nameof(recordSize));
-        _salt = salt.ToArray();
-        _keyId = keyId.ToArray();
-        RecordSize = recordSize;
+        Salt = salt.Length == ContentEncryption.SaltSize ? salt.ToArray() : throw new ArgumentException(ContentEncodingMessages.SaltSize, nameof(salt));
+        KeyId = keyId.Length <= 255 ? keyId.ToArray() : throw new ArgumentException(ContentEncodingMessages.KeyIdTooLong, nameof(keyId));
+        RecordSize = ContentEncryption.ValidateRecordSize(recordSize, nameof(recordSize));
     }
 
     /// <summary>Gets the 16-byte salt.</summary>
-    public ReadOnlyMemory<byte> Salt => _salt;
+    public ReadOnlyMemory<byte> Salt { get; }
 
     /// <summary>Gets the record size: the length of every record but the last, tag included.</summary>
     public int RecordSize { get; }
 
     /// <summary>Gets the key id (possibly empty).</summary>
-    public ReadOnlyMemory<byte> KeyId => _keyId;
+    public ReadOnlyMemory<byte> KeyId { get; }
 
     /// <summary>Gets the length of the encoded header: 21 bytes plus the key id.</summary>
-    public int Length => FixedLength + _keyId.Length;
+    public int Length => FixedLength + KeyId.Length;
 
     /// <summary>Writes the header.</summary>
     /// <param name="destination">The buffer to write to; at least <see cref="Length"/> bytes.</param>
@@ -62,13 +46,13 @@ public sealed class ContentEncodingHeader
     {
         if (destination.Length < Length)
         {
-            throw new ArgumentException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.DestinationTooShort, Length), nameof(destination));
+            throw new ArgumentException(ContentEncodingMessages.Format(ContentEncodingMessages.DestinationTooShort, Length), nameof(destination));
         }
 
-        _salt.CopyTo(destination);
+        Salt.Span.CopyTo(destination);
         BinaryPrimitives.WriteUInt32BigEndian(destination[ContentEncryption.SaltSize..], (uint)RecordSize);
-        destination[ContentEncryption.SaltSize + 4] = (byte)_keyId.Length;
-        _keyId.CopyTo(destination[FixedLength..]);
+        destination[ContentEncryption.SaltSize + 4] = (byte)KeyId.Length;
+        KeyId.Span.CopyTo(destination[FixedLength..]);
         return Length;
     }
 
@@ -84,30 +68,24 @@ public sealed class ContentEncodingHeader
 
     /// <summary>Parses the header at the start of an encrypted body.</summary>
     /// <param name="body">The body, or at least its header.</param>
-    /// <param name="maxRecordSize">The largest record size to accept (a decoder allocates one record);
-    /// at most <see cref="ContentEncryption.MaxRecordSize"/>.</param>
+    /// <param name="maxRecordSize">The largest record size to accept (a decoder allocates one record); at most <see cref="ContentEncryption.MaxRecordSize"/>.</param>
     /// <returns>The header; its <see cref="Length"/> says where the first record starts.</returns>
-    /// <exception cref="ContentEncodingHeaderException">The body is shorter than its header, or the
-    /// record size is below 18 or above <paramref name="maxRecordSize"/>.</exception>
+    /// <exception cref="ContentEncodingHeaderException">The body is shorter than its header, or the record size is below 18 or above <paramref name="maxRecordSize"/>.</exception>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxRecordSize"/> is out of range.</exception>
     public static ContentEncodingHeader Parse(ReadOnlySpan<byte> body, int maxRecordSize = ContentEncryption.MaxRecordSize)
     {
         ContentEncryption.ValidateRecordSize(maxRecordSize, nameof(maxRecordSize));
         if (!TryGetLength(body, out int length) || body.Length < length)
         {
-            int needed = Math.Max(length, FixedLength);
-            throw new ContentEncodingHeaderException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.ShortHeader, body.Length, needed));
+            throw new ContentEncodingHeaderException(ContentEncodingMessages.Format(ContentEncodingMessages.ShortHeader, body.Length, Math.Max(length, FixedLength)));
         }
 
         uint recordSize = BinaryPrimitives.ReadUInt32BigEndian(body[ContentEncryption.SaltSize..]);
-        if (recordSize < ContentEncryption.MinRecordSize)
+        if (recordSize < ContentEncryption.MinRecordSize || recordSize > (uint)maxRecordSize)
         {
-            throw new ContentEncodingHeaderException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.HeaderRecordSizeTooSmall, recordSize));
-        }
-
-        if (recordSize > (uint)maxRecordSize)
-        {
-            throw new ContentEncodingHeaderException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.HeaderRecordSizeTooLarge, recordSize, maxRecordSize));
+            throw new ContentEncodingHeaderException(recordSize < ContentEncryption.MinRecordSize
+                ? ContentEncodingMessages.Format(ContentEncodingMessages.HeaderRecordSizeTooSmall, recordSize)
+                : ContentEncodingMessages.Format(ContentEncodingMessages.HeaderRecordSizeTooLarge, recordSize, maxRecordSize));
         }
 
         return new ContentEncodingHeader(body[..ContentEncryption.SaltSize], (int)recordSize, body[FixedLength..length]);

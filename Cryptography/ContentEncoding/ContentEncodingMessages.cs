@@ -1,7 +1,8 @@
 // Every message the content-encoding layer raises, in one place. None of them includes key
 // material, plaintext or ciphertext: only sizes, record numbers and what was expected.
 
-using Cryptography.ContentEncoding;
+using System;
+using System.Globalization;
 
 namespace Cryptography.Internal;
 
@@ -35,5 +36,9 @@ internal static class ContentEncodingMessages
     public const string BatchLengthsTooShort = "The lengths span holds {0} entries; the batch has {1} records.";
     public const string OverlappingBatch = "The input and the destination of a batch must not overlap.";
     public const string EncryptedLengthOverflow = "The encrypted body would be longer than Int64.MaxValue bytes.";
+    public const string ResponseNotEncrypted = "The response ({0} {1}) is not encrypted: it has {2}, and RequireEncryption is set.";
     public const string EncryptingStreamFaulted = "An earlier write to the destination failed or was cancelled part way, so data may be missing from the body: the stream takes no more data and writes no last record, and the receiver will reject the body as truncated. Encrypt the content again as a new body.";
+
+    /// <summary>Fills in one of these messages' placeholders, culture-invariantly.</summary>
+    public static string Format(string format, params ReadOnlySpan<object?> args) => string.Format(CultureInfo.InvariantCulture, format, args);
 }

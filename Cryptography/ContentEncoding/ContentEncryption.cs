@@ -1,18 +1,15 @@
 // Encrypted content encoding (RFC 8188) in one call, over whole bodies in memory, plus the layer's
-// constants and the codings' HTTP names. Bodies larger than memory go through
-// ContentEncryptingStream and ContentDecryptingStream; both share ContentEncryptor/ContentDecryptor.
+// constants and the codings' HTTP names. Larger bodies go through the streams; all share ContentEncryptor/ContentDecryptor.
 
 using System;
-using System.Globalization;
 using System.Security.Cryptography;
 using Cryptography.Internal;
 
 namespace Cryptography.ContentEncoding;
 
 /// <summary>
-/// Writes the input keying material for a key id found in a body's header into
-/// <paramref name="destination"/>, a buffer the library owns and wipes as soon as it has derived the
-/// body's keys: no copy of the key is left to the garbage collector.
+/// Writes the input keying material for a key id found in a body's header into <paramref name="destination"/>, a buffer
+/// the library owns and wipes as soon as it has derived the body's keys: no copy of the key is left to the garbage collector.
 /// </summary>
 /// <param name="keyId">The header's key id (possibly empty).</param>
 /// <param name="coding">The coding the body is being decoded with.</param>
@@ -23,15 +20,14 @@ namespace Cryptography.ContentEncoding;
 public delegate bool ContentKeyProvider(ReadOnlySpan<byte> keyId, ContentCoding coding, Span<byte> destination, out int bytesWritten);
 
 /// <summary>
-/// Encrypted content encoding: the <c>aes128gcm</c> coding of RFC 8188 and this library's
-/// <c>aes256gcmsiv</c> coding (same framing, AES-256-GCM-SIV records, not an IETF standard), over
-/// whole bodies in memory.
+/// Encrypted content encoding: the <c>aes128gcm</c> coding of RFC 8188 and this library's <c>aes256gcmsiv</c> coding
+/// (same framing, AES-256-GCM-SIV records, not an IETF standard), over whole bodies in memory.
 /// </summary>
 /// <remarks>
-/// A body is a header (salt, record size, key id) followed by records; each record but the last is
-/// exactly the record size long, tag included. Decoding rejects truncation, reordering, records after
-/// the last, bad padding, record sizes below 18 or above the decoder's limit (<see cref="MaxRecordSize"/>,
-/// 16 MiB, by default) and short headers, with a <see cref="ContentEncodingException"/>.
+/// A body is a header (salt, record size, key id) followed by records; each record but the last is exactly the record
+/// size long, tag included. Decoding rejects truncation, reordering, records after the last, bad padding, record sizes
+/// below 18 or above the decoder's limit (<see cref="MaxRecordSize"/>, 16 MiB, by default) and short headers, with a
+/// <see cref="ContentEncodingException"/>.
 /// </remarks>
 public static class ContentEncryption
 {
@@ -50,28 +46,22 @@ public static class ContentEncryption
     /// <summary>The smallest record size RFC 8188 allows: 18 bytes (one byte of data, the delimiter, the tag).</summary>
     public const int MinRecordSize = 18;
 
-    /// <summary>
-    /// The largest record size this library writes or, by default, accepts: 16 MiB. RFC 8188 allows up to
-    /// 2^32 - 1, but a decoder holds one whole record in memory before it may release any of it, so a
-    /// header must not be able to make it allocate gigabytes.
-    /// </summary>
+    /// <summary>The largest record size this library writes or, by default, accepts: 16 MiB. RFC 8188 allows up to 2^32 - 1,
+    /// but a decoder holds one whole record in memory before it may release any of it, so a header must not be able to make
+    /// it allocate gigabytes.</summary>
     public const int MaxRecordSize = 16 * 1024 * 1024;
 
     /// <summary>The most keying material a <see cref="ContentKeyProvider"/> may write: 256 bytes.</summary>
     public const int MaxKeyingMaterialSize = 256;
 
-    /// <summary>The record size used when none is given: 64 KiB, where the per-record cost is negligible.
-    /// (RFC 8188's examples and Web Push use 4096.)</summary>
+    /// <summary>The record size used when none is given: 64 KiB, where the per-record cost is negligible (RFC 8188's examples and Web Push use 4096).</summary>
     public const int DefaultRecordSize = 64 * 1024;
 
     /// <summary>Gets the HTTP <c>Content-Encoding</c> name of a coding.</summary>
     /// <param name="coding">The coding.</param>
     /// <returns><see cref="Aes128GcmName"/> or <see cref="Aes256GcmSivName"/>.</returns>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="coding"/> is out of range.</exception>
-    public static string GetName(ContentCoding coding)
-    {
-        return ContentCodingInfo.Of(coding, nameof(coding)).Name;
-    }
+    public static string GetName(ContentCoding coding) => ContentCodingInfo.Of(coding, nameof(coding)).Name;
 
     /// <summary>Finds the coding an HTTP <c>Content-Encoding</c> name stands for (case-insensitive).</summary>
     /// <param name="name">The name, such as <c>aes128gcm</c>.</param>
@@ -102,16 +92,15 @@ public static class ContentEncryption
     // (issue 31, defect 6: it came out negative, and EncryptedHttpContent sent it as Content-Length).
     internal static bool TryGetEncryptedLength(long plaintextLength, int recordSize, int keyIdLength, out long length)
     {
-        Int128 total = (Int128)ContentEncodingHeader.FixedLength + keyIdLength + plaintextLength + ((Int128)(1 + TagSize) * RecordCount(plaintextLength, recordSize));
+        long records = plaintextLength == 0 ? 1 : ((plaintextLength - 1) / (recordSize - 1 - TagSize)) + 1;
+        Int128 total = (Int128)ContentEncodingHeader.FixedLength + keyIdLength + plaintextLength + ((Int128)(1 + TagSize) * records);
         bool fits = total <= long.MaxValue;
         length = fits ? (long)total : 0;
         return fits;
     }
 
     /// <summary>Encrypts a whole body.</summary>
-    /// <param name="plaintext">The content.</param>
-    /// <param name="inputKeyingMaterial">The shared secret (IKM); not empty.</param>
-    /// <param name="options">The coding, record size and key id; <see langword="null"/> for <see cref="ContentEncodingOptions.Default"/>.</param>
+    /// <inheritdoc cref="TryEncrypt"/>
     /// <returns>The encrypted body: header and records, with a fresh random salt.</returns>
     /// <exception cref="ArgumentException">The keying material is empty.</exception>
     public static byte[] Encrypt(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> inputKeyingMaterial, ContentEncodingOptions? options = null)
@@ -121,18 +110,14 @@ public static class ContentEncryption
         return body;
     }
 
-    /// <summary>Encrypts a whole body into a buffer, without allocating.</summary>
-    /// <param name="plaintext">The content.</param>
-    /// <param name="inputKeyingMaterial">The shared secret (IKM); not empty.</param>
-    /// <param name="destination">Receives the body: at least <see cref="GetEncryptedLength"/> bytes; must not overlap <paramref name="plaintext"/>.</param>
-    /// <param name="options">The coding, record size and key id; <see langword="null"/> for <see cref="ContentEncodingOptions.Default"/>.</param>
-    /// <param name="salt">The 16-byte salt, or empty for a fresh random one. Never reuse a salt with the same keying material.</param>
+    /// <summary>Encrypts a whole body into a buffer of at least <see cref="GetEncryptedLength"/> bytes, without allocating.</summary>
+    /// <inheritdoc cref="TryEncrypt"/>
     /// <returns>The body's length.</returns>
     /// <exception cref="ArgumentException">The keying material is empty, the salt has a wrong length, or <paramref name="destination"/> is too short or overlaps <paramref name="plaintext"/>.</exception>
     public static int Encrypt(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> inputKeyingMaterial, Span<byte> destination, ContentEncodingOptions? options = null, ReadOnlySpan<byte> salt = default) =>
         TryEncrypt(plaintext, inputKeyingMaterial, destination, out int written, options, salt)
             ? written
-            : throw new ArgumentException(Format(ContentEncodingMessages.DestinationTooShort, GetEncryptedLength(plaintext.Length, options)), nameof(destination));
+            : throw new ArgumentException(ContentEncodingMessages.Format(ContentEncodingMessages.DestinationTooShort, GetEncryptedLength(plaintext.Length, options)), nameof(destination));
 
     /// <summary>Encrypts a whole body into a buffer, without allocating, unless the buffer is too short.</summary>
     /// <param name="plaintext">The content.</param>
@@ -151,11 +136,7 @@ public static class ContentEncryption
             return false;
         }
 
-        if (plaintext.Overlaps(destination))
-        {
-            throw new ArgumentException(ContentEncodingMessages.OverlappingRecord, nameof(destination));
-        }
-
+        ThrowIfOverlapping(plaintext, destination);
         using var encryptor = new ContentEncryptor(inputKeyingMaterial, options, salt);
         int written = encryptor.Header.WriteTo(destination);
         int maxData = encryptor.MaxRecordDataLength;
@@ -176,20 +157,12 @@ public static class ContentEncryption
     /// <param name="bodyLength">The body's full length.</param>
     /// <returns>How large a destination <see cref="Decrypt(ReadOnlySpan{byte}, ReadOnlySpan{byte}, Span{byte}, ContentEncodingOptions?)"/> needs.</returns>
     /// <exception cref="ContentEncodingHeaderException">The header is short or invalid.</exception>
-    public static long GetMaxDecryptedLength(ReadOnlySpan<byte> body, long bodyLength)
-    {
-        ContentEncodingHeader header = ContentEncodingHeader.Parse(body);
-        return MaxContentLength(Math.Max(0, bodyLength - header.Length), header.RecordSize);
-    }
+    public static long GetMaxDecryptedLength(ReadOnlySpan<byte> body, long bodyLength) =>
+        MaxContentLength(ContentEncodingHeader.Parse(body), bodyLength);
 
     /// <summary>Verifies and decrypts a whole body.</summary>
-    /// <param name="body">The encrypted body.</param>
-    /// <param name="inputKeyingMaterial">The shared secret (IKM); not empty.</param>
-    /// <param name="options">The coding the body was sealed with and the largest record size to accept; <see langword="null"/> for <see cref="ContentEncodingOptions.Default"/>.</param>
+    /// <inheritdoc cref="TryDecrypt"/>
     /// <returns>The content.</returns>
-    /// <exception cref="ContentEncodingHeaderException">The header is short or invalid.</exception>
-    /// <exception cref="ContentEncodingTruncatedException">The body was truncated.</exception>
-    /// <exception cref="ContentEncodingCorruptedException">A record does not verify, has bad padding, or follows the last record.</exception>
     /// <exception cref="ArgumentException">The keying material is empty.</exception>
     public static byte[] Decrypt(ReadOnlySpan<byte> body, ReadOnlySpan<byte> inputKeyingMaterial, ContentEncodingOptions? options = null)
     {
@@ -204,9 +177,7 @@ public static class ContentEncryption
     /// <param name="options">The coding the body was sealed with and the largest record size to accept; <see langword="null"/> for <see cref="ContentEncodingOptions.Default"/>.</param>
     /// <returns>The content.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="keyProvider"/> is <see langword="null"/>.</exception>
-    /// <exception cref="ContentEncodingHeaderException">The header is short or invalid, or <paramref name="keyProvider"/> knows no key for its key id.</exception>
-    /// <exception cref="ContentEncodingTruncatedException">The body was truncated.</exception>
-    /// <exception cref="ContentEncodingCorruptedException">A record does not verify, has bad padding, or follows the last record.</exception>
+    /// <exception cref="ContentEncodingException">As for <see cref="TryDecrypt"/>; also a <see cref="ContentEncodingHeaderException"/> when <paramref name="keyProvider"/> knows no key for the key id.</exception>
     public static byte[] Decrypt(ReadOnlySpan<byte> body, ContentKeyProvider keyProvider, ContentEncodingOptions? options = null)
     {
         ArgumentNullException.ThrowIfNull(keyProvider);
@@ -215,21 +186,15 @@ public static class ContentEncryption
         return DecryptToArray(body, decryptor);
     }
 
-    /// <summary>Verifies and decrypts a whole body into a buffer, without allocating beyond the key schedule.</summary>
-    /// <param name="body">The encrypted body.</param>
-    /// <param name="inputKeyingMaterial">The shared secret (IKM); not empty.</param>
-    /// <param name="destination">Receives the content: at least <see cref="GetMaxDecryptedLength"/> bytes; must not overlap
-    /// <paramref name="body"/>. On failure everything written to it is zeroed.</param>
-    /// <param name="options">The coding the body was sealed with and the largest record size to accept; <see langword="null"/> for <see cref="ContentEncodingOptions.Default"/>.</param>
+    /// <summary>Verifies and decrypts a whole body into a buffer of at least <see cref="GetMaxDecryptedLength"/> bytes,
+    /// without allocating beyond the key schedule.</summary>
+    /// <inheritdoc cref="TryDecrypt"/>
     /// <returns>The content's length.</returns>
-    /// <exception cref="ContentEncodingHeaderException">The header is short or invalid.</exception>
-    /// <exception cref="ContentEncodingTruncatedException">The body was truncated.</exception>
-    /// <exception cref="ContentEncodingCorruptedException">A record does not verify, has bad padding, or follows the last record.</exception>
     /// <exception cref="ArgumentException">The keying material is empty, or <paramref name="destination"/> is too short or overlaps <paramref name="body"/>.</exception>
     public static int Decrypt(ReadOnlySpan<byte> body, ReadOnlySpan<byte> inputKeyingMaterial, Span<byte> destination, ContentEncodingOptions? options = null) =>
         TryDecrypt(body, inputKeyingMaterial, destination, out int written, options)
             ? written
-            : throw new ArgumentException(Format(ContentEncodingMessages.DestinationTooShort, GetMaxDecryptedLength(body, body.Length)), nameof(destination));
+            : throw new ArgumentException(ContentEncodingMessages.Format(ContentEncodingMessages.DestinationTooShort, GetMaxDecryptedLength(body, body.Length)), nameof(destination));
 
     /// <summary>Verifies and decrypts a whole body into a buffer, without allocating beyond the key schedule, unless the buffer is too short.</summary>
     /// <param name="body">The encrypted body.</param>
@@ -238,23 +203,21 @@ public static class ContentEncryption
     /// <param name="bytesWritten">The content's length, or 0 when <paramref name="destination"/> is shorter than <see cref="GetMaxDecryptedLength"/>.</param>
     /// <param name="options">The coding the body was sealed with and the largest record size to accept; <see langword="null"/> for <see cref="ContentEncodingOptions.Default"/>.</param>
     /// <returns><see langword="false"/> when <paramref name="destination"/> is too short (nothing is decrypted).</returns>
-    /// <exception cref="ContentEncodingException">The header, a record or the body's end fails to verify.</exception>
+    /// <exception cref="ContentEncodingException">A <see cref="ContentEncodingHeaderException"/> (the header is short or invalid),
+    /// <see cref="ContentEncodingTruncatedException"/> (the body was truncated) or <see cref="ContentEncodingCorruptedException"/>
+    /// (a record does not verify, has bad padding, or follows the last record).</exception>
     /// <exception cref="ArgumentException">The keying material is empty, or the buffers overlap.</exception>
     public static bool TryDecrypt(ReadOnlySpan<byte> body, ReadOnlySpan<byte> inputKeyingMaterial, Span<byte> destination, out int bytesWritten, ContentEncodingOptions? options = null)
     {
         options = ContentEncodingOptions.Or(options);
         ContentEncodingHeader header = ContentEncodingHeader.Parse(body, options.MaxRecordSize);
         bytesWritten = 0;
-        if (destination.Length < GetMaxDecryptedLength(body, body.Length))
+        if (destination.Length < MaxContentLength(header, body.Length))
         {
             return false;
         }
 
-        if (body.Overlaps(destination))
-        {
-            throw new ArgumentException(ContentEncodingMessages.OverlappingRecord, nameof(destination));
-        }
-
+        ThrowIfOverlapping(body, destination);
         using var decryptor = new ContentDecryptor(header, inputKeyingMaterial, options);
         bytesWritten = DecryptRecords(body[header.Length..], destination, decryptor);
         return true;
@@ -271,7 +234,7 @@ public static class ContentEncryption
                 // The key id travels in the clear, so naming it leaks nothing; long ones are cut short.
                 ReadOnlySpan<byte> keyId = header.KeyId.Span;
                 string shown = Convert.ToHexString(keyId[..Math.Min(keyId.Length, 32)]) + (keyId.Length > 32 ? "..." : string.Empty);
-                throw new ContentEncodingHeaderException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.NoKeyForKeyId, keyId.Length, shown));
+                throw new ContentEncodingHeaderException(ContentEncodingMessages.Format(ContentEncodingMessages.NoKeyForKeyId, keyId.Length, shown));
             }
 
             return new ContentDecryptor(header, key[..length], options);
@@ -282,43 +245,35 @@ public static class ContentEncryption
         }
     }
 
-    internal static void ValidateRecordSize(int recordSize, string parameterName)
+    /// <summary>Checks a record size (from <see cref="MinRecordSize"/> to <see cref="MaxRecordSize"/>) and returns it.</summary>
+    internal static int ValidateRecordSize(int recordSize, string parameterName) =>
+        recordSize is >= MinRecordSize and <= MaxRecordSize
+            ? recordSize
+            : throw new ArgumentOutOfRangeException(parameterName, recordSize, ContentEncodingMessages.Format(ContentEncodingMessages.RecordSizeOutOfRange, MinRecordSize, MaxRecordSize));
+
+    private static void ThrowIfOverlapping(ReadOnlySpan<byte> input, Span<byte> destination)
     {
-        if (recordSize is < MinRecordSize or > MaxRecordSize)
+        if (input.Overlaps(destination))
         {
-            throw new ArgumentOutOfRangeException(parameterName, recordSize, string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.RecordSizeOutOfRange, MinRecordSize, MaxRecordSize));
+            throw new ArgumentException(ContentEncodingMessages.OverlappingRecord, nameof(destination));
         }
-    }
-
-    private static string Format(string format, object argument) => string.Format(CultureInfo.InvariantCulture, format, argument);
-
-    private static long RecordCount(long plaintextLength, int recordSize)
-    {
-        int maxData = recordSize - 1 - TagSize;
-        return plaintextLength == 0 ? 1 : ((plaintextLength - 1) / maxData) + 1;
     }
 
     // Each record's plaintext (data, delimiter, padding) is its length less the tag; a remnant shorter
     // than a tag holds none. Record i decrypts at the sum of the earlier records' data lengths, which
     // is below the sum of their plaintext lengths, so this much room always suffices.
-    private static long MaxContentLength(long recordsLength, int recordSize) =>
-        recordsLength / recordSize * (recordSize - TagSize) + Math.Max(0, recordsLength % recordSize - TagSize);
+    private static long MaxContentLength(ContentEncodingHeader header, long bodyLength)
+    {
+        long records = Math.Max(0, bodyLength - header.Length);
+        int recordSize = header.RecordSize;
+        return records / recordSize * (recordSize - TagSize) + Math.Max(0, records % recordSize - TagSize);
+    }
 
     private static byte[] DecryptToArray(ReadOnlySpan<byte> body, ContentDecryptor decryptor)
     {
-        ReadOnlySpan<byte> records = body[decryptor.Header.Length..];
-        byte[] buffer = new byte[MaxContentLength(records.Length, decryptor.Header.RecordSize)];
-        int length;
-        try
-        {
-            length = DecryptRecords(records, buffer, decryptor);
-        }
-        catch
-        {
-            CryptographicOperations.ZeroMemory(buffer);
-            throw;
-        }
-
+        // DecryptRecords zeroes the whole buffer when it throws.
+        byte[] buffer = new byte[MaxContentLength(decryptor.Header, body.Length)];
+        int length = DecryptRecords(body[decryptor.Header.Length..], buffer, decryptor);
         if (length == buffer.Length)
         {
             return buffer;

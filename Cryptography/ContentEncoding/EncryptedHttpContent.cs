@@ -1,7 +1,5 @@
-// HttpClient integration, sending side: an HttpContent that encodes another content's bytes as an
-// encrypted body while it is being sent, through ContentEncryptingStream, so a body of any size
-// goes out in constant memory. Content-Encoding gets the coding's name; Content-Length is computed
-// when the inner content's length is known (otherwise the body goes out chunked).
+// HttpClient integration, sending side. Content-Length is computed when the inner content's length
+// is known; otherwise the body goes out chunked.
 
 using System;
 using System.IO;
@@ -14,15 +12,13 @@ using Cryptography.Internal;
 
 namespace Cryptography.ContentEncoding;
 
-/// <summary>
-/// An <see cref="HttpContent"/> that sends another content encrypted with an encrypted content coding
-/// (RFC 8188 <c>aes128gcm</c>, or this library's <c>aes256gcmsiv</c>), streaming, in constant memory.
-/// </summary>
+/// <summary>An <see cref="HttpContent"/> that sends another content encrypted with an encrypted content coding (RFC 8188
+/// <c>aes128gcm</c>, or this library's <c>aes256gcmsiv</c>), streaming, in constant memory.</summary>
 /// <remarks>
-/// The inner content's headers are copied, except <c>Content-Length</c>, which is recomputed, and the
-/// coding's name is appended to <c>Content-Encoding</c>. Each serialization uses a fresh salt. If the
-/// inner content fails while being copied, the body is left without its last record, so the receiver
-/// rejects it as truncated. Disposing wipes the keying material and disposes the inner content.
+/// The inner content's headers are copied, except <c>Content-Length</c>, which is recomputed, and the coding's name is
+/// appended to <c>Content-Encoding</c>. Each serialization uses a fresh salt. If the inner content fails while being copied,
+/// the body is left without its last record, so the receiver rejects it as truncated. Disposing wipes the keying material
+/// and disposes the inner content.
 /// </remarks>
 public sealed class EncryptedHttpContent : HttpContent
 {
@@ -47,27 +43,15 @@ public sealed class EncryptedHttpContent : HttpContent
 
         _content = content;
         _options = ContentEncodingOptions.Or(options);
-        _inputKeyingMaterial = GC.AllocateArray<byte>(inputKeyingMaterial.Length, pinned: true);
-        inputKeyingMaterial.CopyTo(_inputKeyingMaterial);
-
-        foreach (var header in content.Headers)
-        {
-            if (!string.Equals(header.Key, "Content-Length", StringComparison.OrdinalIgnoreCase))
-            {
-                Headers.TryAddWithoutValidation(header.Key, header.Value);
-            }
-        }
-
+        _inputKeyingMaterial = PinnedBuffers.Copy(inputKeyingMaterial);
+        CopyHeaders(content, this, keepContentEncoding: true);
         Headers.ContentEncoding.Add(ContentEncryption.GetName(_options.Coding));
     }
 
     /// <summary>Gets the coding the content is sent with.</summary>
     public ContentCoding Coding => _options.Coding;
 
-    /// <summary>Encrypts the inner content onto <paramref name="stream"/>.</summary>
-    /// <param name="stream">The transport stream.</param>
-    /// <param name="context">The transport context.</param>
-    /// <returns>A task that completes when the whole body has been written.</returns>
+    /// <inheritdoc cref="SerializeToStreamAsync(Stream, TransportContext?, CancellationToken)"/>
     protected override Task SerializeToStreamAsync(Stream stream, TransportContext? context) =>
         SerializeToStreamAsync(stream, context, CancellationToken.None);
 
@@ -80,30 +64,26 @@ public sealed class EncryptedHttpContent : HttpContent
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
         var encrypting = new ContentEncryptingStream(stream, _inputKeyingMaterial, _options, leaveOpen: true);
-        try
+        await using (encrypting.ConfigureAwait(false))
         {
-            await _content.CopyToAsync(encrypting, cancellationToken).ConfigureAwait(false);
-            await encrypting.FlushFinalBlockAsync(cancellationToken).ConfigureAwait(false);
-        }
-        catch
-        {
-            encrypting.Abort();
-            throw;
-        }
-        finally
-        {
-            await encrypting.DisposeAsync().ConfigureAwait(false);
+            try
+            {
+                await _content.CopyToAsync(encrypting, cancellationToken).ConfigureAwait(false);
+                await encrypting.FlushFinalBlockAsync(cancellationToken).ConfigureAwait(false);
+            }
+            catch
+            {
+                encrypting.Abort();
+                throw;
+            }
         }
     }
 
-    /// <summary>Encrypts the inner content onto <paramref name="stream"/>, synchronously.</summary>
-    /// <param name="stream">The transport stream.</param>
-    /// <param name="context">The transport context.</param>
-    /// <param name="cancellationToken">Cancels the copy.</param>
+    /// <inheritdoc cref="SerializeToStreamAsync(Stream, TransportContext?, CancellationToken)"/>
     protected override void SerializeToStream(Stream stream, TransportContext? context, CancellationToken cancellationToken)
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
-        var encrypting = new ContentEncryptingStream(stream, _inputKeyingMaterial, _options, leaveOpen: true);
+        using var encrypting = new ContentEncryptingStream(stream, _inputKeyingMaterial, _options, leaveOpen: true);
         try
         {
             _content.CopyTo(encrypting, context, cancellationToken);
@@ -111,12 +91,8 @@ public sealed class EncryptedHttpContent : HttpContent
         }
         catch
         {
-            encrypting.Abort();
+            encrypting.Abort();   // the receiver then rejects the body as truncated
             throw;
-        }
-        finally
-        {
-            encrypting.Dispose();
         }
     }
 
@@ -125,14 +101,9 @@ public sealed class EncryptedHttpContent : HttpContent
     /// <returns><see langword="true"/> when the inner content has a known length and the encrypted one fits in an <see cref="long"/>.</returns>
     protected override bool TryComputeLength(out long length)
     {
-        if (_content.Headers.ContentLength is long plaintextLength
-            && ContentEncryption.TryGetEncryptedLength(plaintextLength, _options.RecordSize, _options.KeyId.Length, out length))
-        {
-            return true;
-        }
-
         length = 0;
-        return false;
+        return _content.Headers.ContentLength is long plaintextLength
+            && ContentEncryption.TryGetEncryptedLength(plaintextLength, _options.RecordSize, _options.KeyId.Length, out length);
     }
 
     /// <summary>Wipes the keying material and disposes the inner content.</summary>
@@ -147,5 +118,19 @@ public sealed class EncryptedHttpContent : HttpContent
         }
 
         base.Dispose(disposing);
+    }
+
+    // Copies a content's headers to the content that re-encodes it, but Content-Length (the new content's
+    // own), and Content-Encoding unless asked.
+    internal static void CopyHeaders(HttpContent from, HttpContent to, bool keepContentEncoding)
+    {
+        foreach (var header in from.Headers)
+        {
+            if (!string.Equals(header.Key, "Content-Length", StringComparison.OrdinalIgnoreCase)
+                && (keepContentEncoding || !string.Equals(header.Key, "Content-Encoding", StringComparison.OrdinalIgnoreCase)))
+            {
+                to.Headers.TryAddWithoutValidation(header.Key, header.Value);
+            }
+        }
     }
 }

@@ -1,13 +1,14 @@
-// The record buffers of ContentEncryptingStream and ContentDecryptingStream hold plaintext. Arrays
-// from ArrayPool<byte>.Shared are ordinary heap objects: a compacting garbage collection may move
-// one and leave the old bytes behind, where no wipe reaches them. These buffers are allocated
-// pinned (the pinned object heap never moves them), wiped when they come back, and pooled by
-// power-of-two size so that a server creating a stream per request does not allocate per request.
-// Each array has Slack bytes beyond its power of two: a decrypting stream reads a record and one byte
-// more (to know whether the record is the body's last), and rs + 1 for rs = 64 KiB must not take 128.
+// The record buffers of ContentEncryptingStream and ContentDecryptingStream hold plaintext. Arrays from
+// ArrayPool<byte>.Shared are ordinary heap objects: a compacting garbage collection may move one and leave the
+// old bytes behind, where no wipe reaches them. These buffers are allocated pinned (the pinned object heap never
+// moves them), wiped when they come back, and pooled by power-of-two size so that a server creating a stream per
+// request does not allocate per request. Each array has Slack bytes beyond its power of two: a decrypting stream
+// reads a record and one byte more (to know whether the record is the body's last), and rs + 1 for rs = 64 KiB
+// must not take 128.
 
 using System;
 using System.Collections.Concurrent;
+using System.Linq;
 using System.Numerics;
 using System.Security.Cryptography;
 using System.Threading;
@@ -21,29 +22,32 @@ internal static class PinnedBuffers
     private const int MaxPooledShift = 20;  // 1 MiB: larger buffers are allocated and dropped (rare, and their cost is small next to the data they carry)
     private const int Slack = 16;
 
-    private static readonly ConcurrentQueue<byte[]>[] Pools = CreatePools();
+    private static readonly ConcurrentQueue<byte[]>[] Pools = [.. Enumerable.Range(MinShift, MaxPooledShift - MinShift + 1).Select(_ => new ConcurrentQueue<byte[]>())];
+    private static readonly int[] Counts = new int[Pools.Length];
 
     /// <summary>The pools, for the tests that check no pooled buffer keeps plaintext.</summary>
     internal static ConcurrentQueue<byte[]>[] PoolsForTests => Pools;
-    private static readonly int[] Counts = new int[MaxPooledShift - MinShift + 1];
+
+    /// <summary>A pinned copy of <paramref name="source"/>, for a key the owner wipes: the GC never moves it, so leaves no copy behind.</summary>
+    public static byte[] Copy(ReadOnlySpan<byte> source)
+    {
+        byte[] copy = GC.AllocateArray<byte>(source.Length, pinned: true);
+        source.CopyTo(copy);
+        return copy;
+    }
 
     /// <summary>A pinned array of at least <paramref name="minimumLength"/> bytes; its contents are unspecified (never plaintext: that is wiped on return).</summary>
     public static byte[] Rent(int minimumLength)
     {
         int shift = Math.Max(MinShift, 32 - BitOperations.LeadingZeroCount((uint)Math.Max(minimumLength - Slack, 1) - 1));
-        if (shift > MaxPooledShift)
-        {
-            return GC.AllocateUninitializedArray<byte>(minimumLength, pinned: true);
-        }
-
         int index = shift - MinShift;
-        if (Pools[index].TryDequeue(out byte[]? array))
+        if (shift <= MaxPooledShift && Pools[index].TryDequeue(out byte[]? array))
         {
             Interlocked.Decrement(ref Counts[index]);
             return array;
         }
 
-        return GC.AllocateUninitializedArray<byte>((1 << shift) + Slack, pinned: true);
+        return GC.AllocateUninitializedArray<byte>(shift <= MaxPooledShift ? (1 << shift) + Slack : minimumLength, pinned: true);
     }
 
     /// <summary>Wipes <paramref name="array"/> (unless <paramref name="holdsOnlyPublicData"/>: ciphertext
@@ -65,9 +69,9 @@ internal static class PinnedBuffers
         }
 
         int index = BitOperations.Log2((uint)size) - MinShift;
-        // Up to 64 KiB (record buffers): 16 per size, for servers with many small bodies at once; larger
-        // (the streams' batch buffers, two per stream): 8, so that one large stream after
-        // another reuses them, while at most a few MiB stay pinned when none is in use.
+        // Up to 64 KiB (record buffers): 16 per size, for servers with many small bodies at once; larger (the
+        // streams' batch buffers): 8, so that one large stream after another reuses them, while at most a few
+        // MiB stay pinned when none is in use.
         int capacity = index <= 16 - MinShift ? 16 : 8;
         if (Interlocked.Increment(ref Counts[index]) <= capacity)
         {
@@ -77,16 +81,5 @@ internal static class PinnedBuffers
         {
             Interlocked.Decrement(ref Counts[index]);
         }
-    }
-
-    private static ConcurrentQueue<byte[]>[] CreatePools()
-    {
-        var pools = new ConcurrentQueue<byte[]>[MaxPooledShift - MinShift + 1];
-        for (int i = 0; i < pools.Length; i++)
-        {
-            pools[i] = new ConcurrentQueue<byte[]>();
-        }
-
-        return pools;
     }
 }

@@ -1,13 +1,11 @@
 // Runs a batch of consecutive records on up to N threads. Each record has its own sequence number and
 // nonce, so workers share nothing but the (read-only) key; the callers validate every argument first,
-// so a body never throws in normal use.
-//
-// The calling thread is worker 0 and works from the start; helpers are queued to the thread pool and
-// join when a thread picks them up. Records are claimed in small chunks from a shared counter rather
-// than split into one fixed run per worker: a helper that starts late, or shares its core with other
-// work (the reader and writer of a file tool), then simply does fewer chunks, instead of the caller
-// waiting for the slowest fixed share. A helper that has not started by the time the records run out
-// is not waited for.
+// so a body never throws in normal use. The calling thread is worker 0 and works from the start;
+// helpers are queued to the thread pool and join when a thread picks them up. Records are claimed in
+// small chunks from a shared counter, not split into one fixed run per worker: a helper that starts
+// late, or shares its core with other work (a file tool's reader and writer), then simply does fewer
+// chunks, instead of the caller waiting for the slowest fixed share. A helper that has not started by
+// the time the records run out is not waited for.
 
 using System;
 using System.Runtime.ExceptionServices;
@@ -17,10 +15,6 @@ namespace Cryptography.Internal;
 
 internal static class RecordBatch
 {
-    /// <summary>The streams' default degree of parallelism: 1, no batches and no background work, as
-    /// CryptoStream and GZipStream start none; a caller with cores to spare on one large body opts in.</summary>
-    public const int DefaultParallelism = 1;
-
     /// <summary>About how much data a stream's batch covers: large enough that a batch splits well across
     /// threads and each read or write moves many records, small beside a stream's memory.</summary>
     public const int BatchBytes = 1 << 19;
@@ -35,7 +29,6 @@ internal static class RecordBatch
 
     public static int RecordsPerBatch(int recordSize) => Math.Max(1, BatchBytes / recordSize);
 
-    /// <summary>The number of workers a batch of <paramref name="count"/> records gets.</summary>
     public static int Workers(int count, int maxDegreeOfParallelism) => Math.Max(1, Math.Min(count, maxDegreeOfParallelism));
 
     /// <summary>Calls <paramref name="body"/>(state, worker, first record, end record) for chunks of the
@@ -59,14 +52,17 @@ internal static class RecordBatch
         batch.RunOnCaller();
     }
 
-    /// <summary>Checks a parallelism argument: at least 1.</summary>
-    public static void Validate(int maxDegreeOfParallelism, string paramName) =>
+    /// <summary>Checks a parallelism argument (at least 1) and returns it.</summary>
+    public static int Validate(int maxDegreeOfParallelism, string paramName)
+    {
         ArgumentOutOfRangeException.ThrowIfLessThan(maxDegreeOfParallelism, 1, paramName);
+        return maxDegreeOfParallelism;
+    }
 
     private sealed class Batch<TState>(int count, int workers, TState state, Action<TState, int, int, int> body) : IThreadPoolWorkItem
     {
-        // _gate counts the helpers inside Work; Closed is added once the caller has finished its own
-        // work, after which no helper may enter. The helper that leaves last after that sets _done.
+        // _gate counts the helpers inside Execute; Closed is added once the caller has finished its own
+        // work, and a helper that enters after that does none. The helper that leaves last sets _done.
         private const int Closed = 1 << 30;
 
         // About eight chunks per worker: small enough to even out a late or preempted helper, large
@@ -78,37 +74,18 @@ internal static class RecordBatch
         private int _lastWorker;
         private ExceptionDispatchInfo? _error;
 
-        // A helper, on a thread-pool thread.
+        // A helper, on a thread-pool thread. Work catches every exception, so the gate is always left.
         public void Execute()
         {
-            int gate = Volatile.Read(ref _gate);
-            while (true)
-            {
-                if ((gate & Closed) != 0)
-                {
-                    return;
-                }
-
-                int seen = Interlocked.CompareExchange(ref _gate, gate + 1, gate);
-                if (seen == gate)
-                {
-                    break;
-                }
-
-                gate = seen;
-            }
-
-            try
+            if ((Interlocked.Increment(ref _gate) & Closed) == 0)
             {
                 // At most workers - 1 helpers are queued, each runs once: numbers 1 to workers - 1.
                 Work(Interlocked.Increment(ref _lastWorker));
             }
-            finally
+
+            if (Interlocked.Decrement(ref _gate) == Closed)
             {
-                if (Interlocked.Decrement(ref _gate) == Closed)
-                {
-                    _done.Set();
-                }
+                _done.Set();
             }
         }
 

@@ -1,5 +1,4 @@
-// Key schedule and record sealing shared by encoder and decoder: RFC 8188 section 2.2 (content-
-// encryption key), 2.3 (nonce) and 2 (records), for either coding.
+// Key schedule and record sealing shared by encoder and decoder, for either coding: RFC 8188 sections 2.2 (key), 2.3 (nonce), 2 (records).
 //
 // PRK   = HKDF-Extract(salt, IKM)                  HMAC-SHA-256
 // CEK   = HKDF-Expand(PRK, key label || 0x00, 16 or 32)
@@ -8,36 +7,30 @@
 
 using System;
 using System.Buffers.Binary;
-using System.Runtime.InteropServices;
 using System.Security.Cryptography;
 using System.Threading;
 using Cryptography.ContentEncoding;
 
 namespace Cryptography.Internal;
 
-internal abstract class RecordCipher : IDisposable
+internal abstract class RecordCipher(ReadOnlySpan<byte> nonceBase) : IDisposable
 {
     public const int NonceSize = 12;
 
     // The nonce base lives in a pinned array so that no copy is left behind by the GC; Dispose wipes it.
-    private readonly byte[] _nonceBase = GC.AllocateArray<byte>(NonceSize, pinned: true);
+    private readonly byte[] _nonceBase = PinnedBuffers.Copy(nonceBase);
 
     public static RecordCipher Create(ContentCoding coding, ReadOnlySpan<byte> inputKeyingMaterial, ReadOnlySpan<byte> salt)
     {
         ContentCodingInfo info = ContentCodingInfo.Of(coding);
-        Span<byte> contentEncryptionKey = stackalloc byte[32];
+        Span<byte> contentEncryptionKey = stackalloc byte[info.KeySize];
         Span<byte> nonceBase = stackalloc byte[NonceSize];
-        contentEncryptionKey = contentEncryptionKey[..info.KeySize];
         try
         {
             DeriveKeys(coding, inputKeyingMaterial, salt, contentEncryptionKey, nonceBase);
-            RecordCipher cipher = info.Aead switch
-            {
-                ContentCodingInfo.RecordAead.AesGcm => new AesGcmRecordCipher(contentEncryptionKey),
-                _ => new AesGcmSivRecordCipher(contentEncryptionKey),
-            };
-            nonceBase.CopyTo(cipher._nonceBase);
-            return cipher;
+            return info.Aead == ContentCodingInfo.RecordAead.AesGcm
+                ? new AesGcmRecordCipher(contentEncryptionKey, nonceBase)
+                : new AesGcmSivRecordCipher(contentEncryptionKey, nonceBase);
         }
         finally
         {
@@ -59,8 +52,8 @@ internal abstract class RecordCipher : IDisposable
         try
         {
             HKDF.Extract(HashAlgorithmName.SHA256, inputKeyingMaterial, salt, prk);
-            HKDF.Expand(HashAlgorithmName.SHA256, prk, contentEncryptionKey[..info.KeySize], info.KeyInfo);
-            HKDF.Expand(HashAlgorithmName.SHA256, prk, nonceBase[..NonceSize], info.NonceInfo);
+            HKDF.Expand(HashAlgorithmName.SHA256, prk, contentEncryptionKey[..info.KeySize], info.KeyInfo.Span);
+            HKDF.Expand(HashAlgorithmName.SHA256, prk, nonceBase[..NonceSize], info.NonceInfo.Span);
         }
         finally
         {
@@ -68,29 +61,12 @@ internal abstract class RecordCipher : IDisposable
         }
     }
 
-    /// <summary>The nonce of record <paramref name="sequenceNumber"/>.</summary>
-    public void GetNonce(long sequenceNumber, Span<byte> nonce)
-    {
-        // SEQ is 96 bits; sequence numbers below 2^63 touch only the last 8 bytes.
-        _nonceBase.CopyTo(nonce);
-        ulong low = BinaryPrimitives.ReadUInt64BigEndian(nonce[4..]);
-        BinaryPrimitives.WriteUInt64BigEndian(nonce[4..], low ^ (ulong)sequenceNumber);
-    }
-
-    public void Seal(long sequenceNumber, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag)
-    {
-        Span<byte> nonce = stackalloc byte[NonceSize];
-        GetNonce(sequenceNumber, nonce);
-        Seal(nonce, plaintext, ciphertext, tag);
-    }
+    public void Seal(long sequenceNumber, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag) =>
+        Seal(Nonce(sequenceNumber, stackalloc byte[NonceSize]), plaintext, ciphertext, tag);
 
     /// <summary>Verifies and decrypts; on a bad tag zeroes <paramref name="plaintext"/> and returns false.</summary>
-    public bool TryOpen(long sequenceNumber, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext)
-    {
-        Span<byte> nonce = stackalloc byte[NonceSize];
-        GetNonce(sequenceNumber, nonce);
-        return TryOpen(nonce, ciphertext, tag, plaintext);
-    }
+    public bool TryOpen(long sequenceNumber, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext) =>
+        TryOpen(Nonce(sequenceNumber, stackalloc byte[NonceSize]), ciphertext, tag, plaintext);
 
     /// <summary>
     /// The cipher worker <paramref name="worker"/> of a parallel batch uses, from any thread: this one
@@ -105,24 +81,26 @@ internal abstract class RecordCipher : IDisposable
 
     protected abstract bool TryOpen(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext);
 
-    internal sealed class AesGcmRecordCipher : RecordCipher
+    // Writes the nonce of record sequenceNumber into the 12 bytes of nonce and returns them. SEQ is 96 bits;
+    // sequence numbers below 2^63 touch only the last 8 bytes.
+    private ReadOnlySpan<byte> Nonce(long sequenceNumber, Span<byte> nonce)
     {
-        private readonly AesGcm _aead;
+        _nonceBase.CopyTo(nonce);
+        BinaryPrimitives.WriteUInt64BigEndian(nonce[4..], BinaryPrimitives.ReadUInt64BigEndian(nonce[4..]) ^ (ulong)sequenceNumber);
+        return nonce;
+    }
+
+    internal sealed class AesGcmRecordCipher(ReadOnlySpan<byte> key, ReadOnlySpan<byte> nonceBase) : RecordCipher(nonceBase)
+    {
+        private readonly AesGcm _aead = new(key, ContentEncryption.TagSize);
 
         // .NET's AesGcm is not safe for concurrent calls, so parallel batches give each worker its own
         // instance. Making one later needs the key: it is kept in a pinned array (no GC copies) and
         // wiped by Dispose, as AesGcm keeps its own copy in native memory until disposed.
-        private readonly byte[] _key;
-        private AesGcmRecordCipher?[]? _siblings;
+        private readonly byte[] _key = PinnedBuffers.Copy(key);
         private readonly Lock _siblingsLock = new();
+        private AesGcmRecordCipher?[]? _siblings;
         private bool _disposed;
-
-        public AesGcmRecordCipher(ReadOnlySpan<byte> key)
-        {
-            _aead = new AesGcm(key, ContentEncryption.TagSize);
-            _key = GC.AllocateArray<byte>(key.Length, pinned: true);
-            key.CopyTo(_key);
-        }
 
         // Workers ask from their own threads, so the siblings are found or made under a lock; a worker
         // asks once per chunk of records, not per record, and the lock is rarely contended. Dispose
@@ -138,20 +116,12 @@ internal abstract class RecordCipher : IDisposable
             lock (_siblingsLock)
             {
                 ObjectDisposedException.ThrowIf(_disposed, this);
-                _siblings ??= new AesGcmRecordCipher?[Math.Max(worker + 1, Environment.ProcessorCount)];
-                if (worker >= _siblings.Length)
+                if (_siblings is null || worker >= _siblings.Length)
                 {
-                    Array.Resize(ref _siblings, worker + 1);
+                    Array.Resize(ref _siblings, Math.Max(worker + 1, Environment.ProcessorCount));
                 }
 
-                if (_siblings[worker] is not { } sibling)
-                {
-                    sibling = new AesGcmRecordCipher(_key);
-                    _nonceBase.CopyTo(sibling._nonceBase);
-                    _siblings[worker] = sibling;
-                }
-
-                return sibling;
+                return _siblings[worker] ??= new AesGcmRecordCipher(_key, _nonceBase);
             }
         }
 
@@ -169,12 +139,9 @@ internal abstract class RecordCipher : IDisposable
                 _disposed = true;
                 _aead.Dispose();
                 CryptographicOperations.ZeroMemory(_key);
-                if (_siblings is { } siblings)
+                foreach (AesGcmRecordCipher? sibling in _siblings ?? [])
                 {
-                    foreach (AesGcmRecordCipher? sibling in siblings)
-                    {
-                        sibling?.Dispose();
-                    }
+                    sibling?.Dispose();
                 }
 
                 base.Dispose();
@@ -202,7 +169,7 @@ internal abstract class RecordCipher : IDisposable
         }
     }
 
-    private sealed class AesGcmSivRecordCipher(ReadOnlySpan<byte> key) : RecordCipher
+    private sealed class AesGcmSivRecordCipher(ReadOnlySpan<byte> key, ReadOnlySpan<byte> nonceBase) : RecordCipher(nonceBase)
     {
         private readonly AesGcmSiv _aead = new(key);
 
