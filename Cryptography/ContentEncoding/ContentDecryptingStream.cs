@@ -76,8 +76,7 @@ public sealed class ContentDecryptingStream : Stream
             throw new ArgumentException(ContentEncodingMessages.EmptyKeyingMaterial, nameof(inputKeyingMaterial));
         }
 
-        _inputKeyingMaterial = GC.AllocateArray<byte>(inputKeyingMaterial.Length, pinned: true);
-        inputKeyingMaterial.CopyTo(_inputKeyingMaterial);
+        _inputKeyingMaterial = PinnedBuffers.Copy(inputKeyingMaterial);
     }
 
     /// <summary>Creates a stream that decodes the body read from <paramref name="source"/> with the key its header's key id names.</summary>

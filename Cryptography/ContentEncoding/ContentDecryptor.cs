@@ -6,7 +6,6 @@
 
 using System;
 using System.Buffers;
-using System.Globalization;
 using System.Security.Cryptography;
 using Cryptography.Internal;
 
@@ -73,7 +72,7 @@ public sealed class ContentDecryptor : IDisposable
         int plaintextLength = Math.Max(0, record.Length - ContentEncryption.TagSize);
         if (destination.Length < plaintextLength)
         {
-            throw new ArgumentException(Format(ContentEncodingMessages.DestinationTooShort, plaintextLength), nameof(destination));
+            throw new ArgumentException(ContentEncodingMessages.Format(ContentEncodingMessages.DestinationTooShort, plaintextLength), nameof(destination));
         }
 
         if (record.Overlaps(destination, out int offset) && offset != 0)
@@ -111,19 +110,19 @@ public sealed class ContentDecryptor : IDisposable
         int recordSize = Header.RecordSize;
         if (records.Length % recordSize != 0)
         {
-            throw new ArgumentException(Format(ContentEncodingMessages.BatchRecordsLength, records.Length, recordSize), nameof(records));
+            throw new ArgumentException(ContentEncodingMessages.Format(ContentEncodingMessages.BatchRecordsLength, records.Length, recordSize), nameof(records));
         }
 
         int count = records.Length / recordSize;
         int stride = recordSize - ContentEncryption.TagSize;
         if (destination.Length < (long)count * stride)
         {
-            throw new ArgumentException(Format(ContentEncodingMessages.DestinationTooShort, (long)count * stride), nameof(destination));
+            throw new ArgumentException(ContentEncodingMessages.Format(ContentEncodingMessages.DestinationTooShort, (long)count * stride), nameof(destination));
         }
 
         if (dataLengths.Length < count)
         {
-            throw new ArgumentException(Format(ContentEncodingMessages.BatchLengthsTooShort, dataLengths.Length, count), nameof(dataLengths));
+            throw new ArgumentException(ContentEncodingMessages.Format(ContentEncodingMessages.BatchLengthsTooShort, dataLengths.Length, count), nameof(dataLengths));
         }
 
         if (records.Span.Overlaps(destination.Span))
@@ -250,7 +249,7 @@ public sealed class ContentDecryptor : IDisposable
             if (outcome.Delimiter == 2 && moreFollow)
             {
                 IsComplete = true;
-                error = new ContentEncodingCorruptedException(Format(ContentEncodingMessages.RecordAfterLast, index), index);
+                error = new ContentEncodingCorruptedException(ContentEncodingMessages.Format(ContentEncodingMessages.RecordAfterLast, index), index);
                 if (isFinal is not null)
                 {
                     RecordCount = index + 1;   // it verified; what follows it is the failure
@@ -259,14 +258,14 @@ public sealed class ContentDecryptor : IDisposable
             }
             else if (outcome.Delimiter == 1 && length < recordSize)
             {
-                error = new ContentEncodingTruncatedException(Format(ContentEncodingMessages.ShortNonLastRecord, index, length, recordSize), index);
+                error = new ContentEncodingTruncatedException(ContentEncodingMessages.Format(ContentEncodingMessages.ShortNonLastRecord, index, length, recordSize), index);
                 break;
             }
             else if (outcome.Delimiter == 1 && isFinal == true && !moreFollow)
             {
                 // The body ends after a record not marked as the last: its data is authentic and is
                 // released, as every record's before it was, before the truncation is reported.
-                error = new ContentEncodingTruncatedException(Format(ContentEncodingMessages.NoLastRecord, index), index);
+                error = new ContentEncodingTruncatedException(ContentEncodingMessages.Format(ContentEncodingMessages.NoLastRecord, index), index);
             }
 
             IsComplete |= outcome.Delimiter == 2;
@@ -338,18 +337,17 @@ public sealed class ContentDecryptor : IDisposable
 
     private static ContentEncodingCorruptedException Error(OpenedRecord opened, long index) => opened.Outcome switch
     {
-        RecordOutcome.AuthenticationFailed => new(Format(ContentEncodingMessages.RecordAuthenticationFailed, index), index),
-        RecordOutcome.NoDelimiter => new(Format(ContentEncodingMessages.NoDelimiter, index), index),
-        RecordOutcome.TooShort => new(Format(ContentEncodingMessages.RecordTooShort, index, opened.DelimiterAt), index),
-        _ => new(Format(ContentEncodingMessages.BadDelimiter, index, opened.Delimiter), index),
+        RecordOutcome.AuthenticationFailed => new(ContentEncodingMessages.Format(ContentEncodingMessages.RecordAuthenticationFailed, index), index),
+        RecordOutcome.NoDelimiter => new(ContentEncodingMessages.Format(ContentEncodingMessages.NoDelimiter, index), index),
+        RecordOutcome.TooShort => new(ContentEncodingMessages.Format(ContentEncodingMessages.RecordTooShort, index, opened.DelimiterAt), index),
+        _ => new(ContentEncodingMessages.Format(ContentEncodingMessages.BadDelimiter, index, opened.Delimiter), index),
     };
 
     private ContentEncodingTruncatedException Truncated() => RecordCount == 0
         ? new(ContentEncodingMessages.NoRecords)
-        : new(Format(ContentEncodingMessages.NoLastRecord, RecordCount - 1), RecordCount - 1);
+        : new(ContentEncodingMessages.Format(ContentEncodingMessages.NoLastRecord, RecordCount - 1), RecordCount - 1);
 
     private ContentEncodingCorruptedException DataAfterLastRecord() =>
-        new(Format(ContentEncodingMessages.RecordAfterLast, RecordCount - 1), RecordCount - 1);
+        new(ContentEncodingMessages.Format(ContentEncodingMessages.RecordAfterLast, RecordCount - 1), RecordCount - 1);
 
-    private static string Format(string format, params object[] arguments) => string.Format(CultureInfo.InvariantCulture, format, arguments);
 }

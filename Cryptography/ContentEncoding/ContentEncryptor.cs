@@ -4,7 +4,6 @@
 // callers that frame records themselves or choose their own padding.
 
 using System;
-using System.Globalization;
 using System.Security.Cryptography;
 using Cryptography.Internal;
 
@@ -84,13 +83,13 @@ public sealed class ContentEncryptor : IDisposable
         if (isLastRecord ? recordLength > RecordSize : recordLength != RecordSize)
         {
             string format = isLastRecord ? ContentEncodingMessages.LastRecordLength : ContentEncodingMessages.RecordLength;
-            throw new ArgumentException(string.Format(CultureInfo.InvariantCulture, format, data.Length, paddingLength, RecordSize), nameof(data));
+            throw new ArgumentException(ContentEncodingMessages.Format(format, data.Length, paddingLength, RecordSize), nameof(data));
         }
 
         int length = (int)recordLength;
         if (destination.Length < length)
         {
-            throw new ArgumentException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.DestinationTooShort, length), nameof(destination));
+            throw new ArgumentException(ContentEncodingMessages.Format(ContentEncodingMessages.DestinationTooShort, length), nameof(destination));
         }
 
         bool inPlace = data.Overlaps(destination, out int offset);
@@ -140,14 +139,14 @@ public sealed class ContentEncryptor : IDisposable
         int maxData = MaxRecordDataLength;
         if (data.Length % maxData != 0)
         {
-            throw new ArgumentException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.BatchDataLength, data.Length, maxData), nameof(data));
+            throw new ArgumentException(ContentEncodingMessages.Format(ContentEncodingMessages.BatchDataLength, data.Length, maxData), nameof(data));
         }
 
         int count = data.Length / maxData;
         long length = (long)count * RecordSize;
         if (destination.Length < length)
         {
-            throw new ArgumentException(string.Format(CultureInfo.InvariantCulture, ContentEncodingMessages.DestinationTooShort, length), nameof(destination));
+            throw new ArgumentException(ContentEncodingMessages.Format(ContentEncodingMessages.DestinationTooShort, length), nameof(destination));
         }
 
         if (data.Span.Overlaps(destination.Span))
