@@ -376,7 +376,7 @@ public sealed class ContentEncryptingStream : Stream
     // Seals the buffered data: every full record but, at the end of the body, the final one, which is
     // sealed as the last. One record is sealed in place; a batch, on several threads, into _output.
     // Returns the length of the records.
-    private int Seal(bool isLast)
+    private async ValueTask<int> SealAsync(bool isLast, Func<ValueTask>? meanwhile)
     {
         if (_recordsPerBatch == 1)
         {
@@ -388,7 +388,7 @@ public sealed class ContentEncryptingStream : Stream
         int recordSize = _encryptor.RecordSize;
         byte[] records = _output ??= PinnedBuffers.Rent(_recordsPerBatch * recordSize);
         int full = isLast ? Math.Max(0, _count - 1) / _maxData : _count / _maxData;
-        _encryptor.SealFullRecords(_buffer, _maxData, records, full, MaxDegreeOfParallelism);
+        await _encryptor.SealFullRecordsAsync(_buffer, _maxData, records, full, MaxDegreeOfParallelism, meanwhile).ConfigureAwait(false);
         int length = full * recordSize;
         if (isLast)
         {
@@ -418,9 +418,9 @@ public sealed class ContentEncryptingStream : Stream
 
     // The buffer is full and more data follows: seal its records and send them, and past the first
     // 1 MiB start batches if the caller opted in.
-    private async ValueTask AdvanceAsync(bool useAsync, CancellationToken cancellationToken)
+    private async ValueTask AdvanceAsync(bool useAsync, CancellationToken cancellationToken, Func<ValueTask>? meanwhile = null)
     {
-        await Guard(SendAsync(isLast: false, useAsync, cancellationToken)).ConfigureAwait(false);
+        await Guard(SendAsync(isLast: false, useAsync, cancellationToken, meanwhile)).ConfigureAwait(false);
         int recordSize = _encryptor.RecordSize;
         if (_recordsPerBatch == 1 && RecordBatch.Applies(MaxDegreeOfParallelism, recordSize) && _encryptor.RecordCount * _maxData >= RecordBatch.StartBytes)
         {
@@ -433,9 +433,9 @@ public sealed class ContentEncryptingStream : Stream
     // Seals the buffered records and sends them, after the header before the first. On the parallel
     // path a background task writes a batch while the caller fills the next, once it has finished the
     // batch before (whose buffer is the next to seal into); the last records go out from here.
-    private async ValueTask SendAsync(bool isLast, bool useAsync, CancellationToken cancellationToken)
+    private async ValueTask SendAsync(bool isLast, bool useAsync, CancellationToken cancellationToken, Func<ValueTask>? meanwhile = null)
     {
-        int length = Seal(isLast);
+        int length = await SealAsync(isLast, meanwhile).ConfigureAwait(false);
         if (!_headerWritten)
         {
             byte[] header = new byte[_encryptor.Header.Length];
@@ -535,29 +535,46 @@ public sealed class ContentEncryptingStream : Stream
         }
     }
 
-    // CopyFrom on the parallel path, once the probe byte says more data follows: a background task
-    // reads the rest of the next batch into a second data buffer while this batch is sealed and sent,
-    // so that reading and sealing overlap. What it reads is counted as it arrives and kept, whatever
-    // fails; its error comes out once the batch went out. Returns the bytes it read.
+    // CopyFrom on the parallel path, once the probe byte says more data follows: the caller reads the
+    // rest of the next batch into a second data buffer while the helper threads seal this one, then
+    // joins them, so that reading and sealing overlap with no task of their own. What it reads is
+    // counted as it arrives and kept, whatever fails; its error comes out once the batch went out.
+    // Returns the bytes read.
     private async ValueTask<int> AdvanceReadingAsync(Stream source, bool useAsync, CancellationToken cancellationToken)
     {
         byte[] next = _nextData ??= PinnedBuffers.Rent(Capacity);
         next[0] = _probe![0];
         _nextCount = 1;
-        Task reading = ReadAhead(source, next, useAsync, cancellationToken);
+        Exception? readError = null;
         try
         {
-            await AdvanceAsync(useAsync, cancellationToken).ConfigureAwait(false);
+            await AdvanceAsync(useAsync, cancellationToken, async () =>
+            {
+                try
+                {
+                    for (int read = 1; read > 0 && _nextCount < Capacity; _nextCount += read)
+                    {
+                        Memory<byte> space = next.AsMemory(_nextCount, Capacity - _nextCount);
+                        read = useAsync ? await source.ReadAsync(space, cancellationToken).ConfigureAwait(false) : source.Read(space.Span);
+                    }
+                }
+                catch (Exception exception)
+                {
+                    readError = exception;
+                }
+            }).ConfigureAwait(false);
         }
         finally
         {
-            // The read uses the caller's source: it ends before this returns.
-            await (useAsync ? reading : Waited(reading)).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
             (_buffer, _nextData) = (next, _buffer);
             _count = _nextCount;
         }
 
-        await reading.ConfigureAwait(false);
+        if (readError is not null)
+        {
+            ExceptionDispatchInfo.Throw(readError);
+        }
+
         return _count - 1;
     }
 
@@ -566,18 +583,6 @@ public sealed class ContentEncryptingStream : Stream
         ((IAsyncResult)task).AsyncWaitHandle.WaitOne();
         return task;
     }
-
-    // Its own method: a lambda capturing the caller's parameters would allocate its closure at every call.
-    private Task ReadAhead(Stream source, byte[] next, bool useAsync, CancellationToken cancellationToken) => Task.Run(async () =>
-    {
-        int read = 1;
-        while (_nextCount < Capacity && read > 0)
-        {
-            Memory<byte> space = next.AsMemory(_nextCount, Capacity - _nextCount);
-            read = useAsync ? await source.ReadAsync(space, cancellationToken).ConfigureAwait(false) : source.Read(space.Span);
-            _nextCount += read;
-        }
-    });
 
     private async ValueTask FinishBodyAsync(bool useAsync, CancellationToken cancellationToken)
     {

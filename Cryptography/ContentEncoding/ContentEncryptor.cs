@@ -5,6 +5,7 @@
 
 using System;
 using System.Security.Cryptography;
+using System.Threading.Tasks;
 using Cryptography.Internal;
 
 namespace Cryptography.ContentEncoding;
@@ -159,13 +160,14 @@ public sealed class ContentEncryptor : IDisposable
             return 0;
         }
 
-        SealFullRecords(data, maxData, destination, count, maxDegreeOfParallelism);
+        SealFullRecordsAsync(data, maxData, destination, count, maxDegreeOfParallelism, meanwhile: null).GetAwaiter().GetResult();
         return (int)length;
     }
 
     // Seals `count` full records, none of them the last: record i's data is data[i × dataStride ..]
-    // (MaxRecordDataLength bytes), the record goes to destination[i × rs ..].
-    internal void SealFullRecords(ReadOnlyMemory<byte> data, int dataStride, Memory<byte> destination, int count, int threads)
+    // (MaxRecordDataLength bytes), the record goes to destination[i × rs ..]; the calling thread does
+    // `meanwhile` first while the helpers start (RecordBatch.RunAsync).
+    internal async ValueTask SealFullRecordsAsync(ReadOnlyMemory<byte> data, int dataStride, Memory<byte> destination, int count, int threads, Func<ValueTask>? meanwhile)
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
         if (IsComplete)
@@ -177,7 +179,7 @@ public sealed class ContentEncryptor : IDisposable
         RecordCount = first + count;
         try
         {
-            RecordBatch.Run(count, threads, (Cipher: _cipher, Data: data, Stride: dataStride, Destination: destination, First: first, MaxData: MaxRecordDataLength, RecordSize),
+            await RecordBatch.RunAsync(count, threads, (Cipher: _cipher, Data: data, Stride: dataStride, Destination: destination, First: first, MaxData: MaxRecordDataLength, RecordSize),
                 static (batch, worker, start, end) =>
                 {
                     RecordCipher cipher = batch.Cipher.ForWorker(worker);
@@ -190,7 +192,8 @@ public sealed class ContentEncryptor : IDisposable
                         plaintext[batch.MaxData] = 1;
                         cipher.Seal(batch.First + i, plaintext, plaintext, record[(batch.MaxData + 1)..]);
                     }
-                });
+                },
+                meanwhile).ConfigureAwait(false);
         }
         catch
         {

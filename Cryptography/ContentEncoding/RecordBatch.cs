@@ -10,6 +10,7 @@
 using System;
 using System.Runtime.ExceptionServices;
 using System.Threading;
+using System.Threading.Tasks;
 
 namespace Cryptography.Internal;
 
@@ -34,22 +35,36 @@ internal static class RecordBatch
     /// <summary>Calls <paramref name="body"/>(state, worker, first record, end record) for chunks of the
     /// records until all are done. Worker numbers run from 0 (the calling thread) to
     /// <see cref="Workers"/> − 1, and no two threads share a worker number at the same time.</summary>
-    public static void Run<TState>(int count, int maxDegreeOfParallelism, TState state, Action<TState, int, int, int> body)
+    public static void Run<TState>(int count, int maxDegreeOfParallelism, TState state, Action<TState, int, int, int> body) =>
+        RunAsync(count, maxDegreeOfParallelism, state, body, meanwhile: null).GetAwaiter().GetResult();
+
+    /// <summary><see cref="Run"/>, with the calling thread doing <paramref name="meanwhile"/> first (a stream
+    /// reads its next batch) while the helpers start on the records; it joins them once that is done, and
+    /// the records are all done when this completes, whatever <paramref name="meanwhile"/> threw.</summary>
+    public static async ValueTask RunAsync<TState>(int count, int maxDegreeOfParallelism, TState state, Action<TState, int, int, int> body, Func<ValueTask>? meanwhile)
     {
         int workers = Workers(count, maxDegreeOfParallelism);
-        if (workers == 1)
-        {
-            body(state, 0, 0, count);
-            return;
-        }
-
-        var batch = new Batch<TState>(count, workers, state, body);
+        Batch<TState>? batch = workers == 1 ? null : new Batch<TState>(count, workers, state, body);
         for (int helper = 1; helper < workers; helper++)
         {
-            ThreadPool.UnsafeQueueUserWorkItem(batch, preferLocal: false);
+            ThreadPool.UnsafeQueueUserWorkItem(batch!, preferLocal: false);
         }
 
-        batch.RunOnCaller();
+        try
+        {
+            await (meanwhile?.Invoke() ?? default).ConfigureAwait(false);
+        }
+        finally
+        {
+            if (batch is null)
+            {
+                body(state, 0, 0, count);
+            }
+            else
+            {
+                batch.RunOnCaller();
+            }
+        }
     }
 
     /// <summary>Checks a parallelism argument (at least 1) and returns it.</summary>
