@@ -611,8 +611,8 @@ public sealed class ContentDecryptingStream : Stream
 
     // Opens the whole records of the current batch: the byte after them (or the source's end) says
     // whether the last of them ends the body. When `direct` has room for their plaintext they decrypt
-    // straight into it and their data is moved together there (its length is returned); otherwise
-    // they open in place, their data moved together at the buffer's start.
+    // straight into it (their data's length is returned); otherwise they open in place, their data
+    // moved together at the buffer's start.
     private int Open(Span<byte> direct)
     {
         _ready = false;
@@ -630,37 +630,32 @@ public sealed class ContentDecryptingStream : Stream
         batch.Used = Math.Max(batch.Used, batch.Received);
         batch.Taken = batch.DataLength = 0;
         _endOfBody = isFinal;
-        ContentEncodingException? error;
-        int released;
+        ContentEncodingException? error = null;
+        int data = 0;
         int stride = recordSize - ContentEncryption.TagSize;
         int plaintext = records == 0 ? 0 : ((records - 1) * stride) + Math.Max(0, length - ((records - 1) * recordSize) - ContentEncryption.TagSize);
-        Span<byte> target = direct;
-        if (_recordsPerBatch == 1 && direct.Length >= plaintext)
+        if (records > 0 && _recordsPerBatch == 1 && direct.Length >= plaintext)
         {
-            // The sequential path's usual case, a caller's buffer with room for the records: no copy out.
-            released = _decryptor.Open(batch.Buffer.AsSpan(0, length), direct, stride, batch.Lengths, isFinal, out error);
-        }
-        else
-        {
-            stride = recordSize;
-            target = batch.Buffer;
-            released = _decryptor.Open(batch.Buffer.AsMemory(0, length), batch.Buffer, stride, batch.Lengths, isFinal, _recordsPerBatch == 1 ? 1 : MaxDegreeOfParallelism, out error);
+            // The sequential path's usual case, a caller's buffer with room for the records: each
+            // decrypts right after the data before it, over that record's delimiter and padding (the
+            // last one's are cleared), so nothing is copied or moved.
+            for (int i = 0; i < records && error is null; i++)
+            {
+                ReadOnlySpan<byte> record = batch.Buffer.AsSpan(i * recordSize, Math.Min(recordSize, length - (i * recordSize)));
+                data += _decryptor.Open(record, direct[data..], stride, batch.Lengths, i == records - 1 ? isFinal : false, out error) == 1 ? batch.Lengths[0] : 0;
+            }
+
+            batch.Error = error;
+            return data;
         }
 
+        int released = _decryptor.Open(batch.Buffer.AsMemory(0, length), batch.Buffer, recordSize, batch.Lengths, isFinal, _recordsPerBatch == 1 ? 1 : MaxDegreeOfParallelism, out error);
         batch.Error = error;
-        int data = 0;
         for (int i = 0; i < released; i++)
         {
-            // Record i's data starts at i × stride; they move down to follow each other (no move for the first).
-            target.Slice(i * stride, batch.Lengths[i]).CopyTo(target[data..]);
+            // Record i's data starts at i × rs; they move down to follow each other (no move for the first).
+            batch.Buffer.AsSpan(i * recordSize, batch.Lengths[i]).CopyTo(batch.Buffer.AsSpan(data));
             data += batch.Lengths[i];
-        }
-
-        if (target == direct)
-        {
-            // Moving the data down left copies of a few of its bytes behind it: the caller gets nothing past its data.
-            direct[data..(released == records ? plaintext : released * stride)].Clear();
-            return data;
         }
 
         batch.DataLength = data;

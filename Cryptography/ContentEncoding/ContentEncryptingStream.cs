@@ -115,7 +115,7 @@ public sealed class ContentEncryptingStream : Stream
         ThrowIfNotWritable();
         while (!buffer.IsEmpty)
         {
-            if (_count == Capacity)
+            if (_count == Capacity && !AdvancedInline())
             {
                 Wait(AdvanceAsync(useAsync: false, CancellationToken.None));
             }
@@ -420,7 +420,39 @@ public sealed class ContentEncryptingStream : Stream
     // 1 MiB start batches if the caller opted in.
     private async ValueTask AdvanceAsync(bool useAsync, CancellationToken cancellationToken, Func<ValueTask>? meanwhile = null)
     {
-        await Guard(SendAsync(isLast: false, useAsync, cancellationToken, meanwhile)).ConfigureAwait(false);
+        if (useAsync || !AdvancedInline())
+        {
+            await Guard(SendAsync(isLast: false, useAsync, cancellationToken, meanwhile)).ConfigureAwait(false);
+            StartBatchesWhenDue();
+        }
+    }
+
+    // The synchronous sequential path's steady state, a record at a time: SendAsync's steps without
+    // its async machinery, which cost 4 KiB records about a tenth of their time. False when it does not apply.
+    private bool AdvancedInline()
+    {
+        if (_recordsPerBatch != 1 || !_headerWritten || _writing is not null)
+        {
+            return false;
+        }
+
+        try
+        {
+            _destination.Write(_buffer.AsSpan(0, _encryptor.EncryptRecord(_buffer.AsSpan(0, _count), _buffer, isLastRecord: false)));
+        }
+        catch (Exception exception)
+        {
+            _fault ??= exception;
+            throw;
+        }
+
+        _count = 0;
+        StartBatchesWhenDue();
+        return true;
+    }
+
+    private void StartBatchesWhenDue()
+    {
         int recordSize = _encryptor.RecordSize;
         if (_recordsPerBatch == 1 && RecordBatch.Applies(MaxDegreeOfParallelism, recordSize) && _encryptor.RecordCount * _maxData >= RecordBatch.StartBytes)
         {
