@@ -184,7 +184,7 @@ public sealed class ContentDecryptor : IDisposable
         // Each worker writes only its own records' entries. Spans cannot cross threads, hence a pooled
         // array there; a few records on this thread use the stack.
         OpenedRecord[]? rented = parallel is null && count <= 32 ? null : ArrayPool<OpenedRecord>.Shared.Rent(count);
-        Span<OpenedRecord> outcomes = rented is null ? stackalloc OpenedRecord[32] : rented;
+        Span<OpenedRecord> outcomes = rented is null ? stackalloc OpenedRecord[count] : rented;
         try
         {
             if (parallel is { } memory)
