@@ -170,11 +170,13 @@ public class StreamContractTests
         var source = new StallingSource(body.AsSpan(0, 3 << 20).ToArray());
         var stream = new ContentDecryptingStream(source, Ikm, new ContentEncodingOptions { Coding = ContentCoding.Aes256GcmSiv, MaxDegreeOfParallelism = 2 }, leaveOpen: true);
         byte[] buffer = new byte[1 << 16];
-        // 2.5 MiB in, whichever batch the caller is in, the read-ahead of the next one needs bytes past
-        // the 3 MiB the source sends.
-        for (int total = 0; total < (5 << 19);)
+        // 2.25 MiB in, the caller is in the batch that ends near 2.5 MiB (batches of 128 records
+        // start after about 1 MiB), and the read-ahead of the next one needs bytes past the 3 MiB the
+        // source sends.
+        using var stalled = new System.Threading.CancellationTokenSource(TimeSpan.FromSeconds(20));   // a failure, not a hang
+        for (int total = 0; total < (9 << 18);)
         {
-            total += await stream.ReadAsync(buffer);
+            total += await stream.ReadAsync(buffer, stalled.Token);
         }
 
         ValueTask disposing = stream.DisposeAsync();
