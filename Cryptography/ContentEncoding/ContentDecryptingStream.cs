@@ -164,10 +164,13 @@ public sealed class ContentDecryptingStream : Stream
         return 0;
     }
 
-    /// <inheritdoc cref="Read(Span{byte})"/>
+    /// <summary>Reads verified, decrypted data, as <see cref="Read(Span{byte})"/> does.</summary>
     /// <param name="buffer">Receives the data.</param>
     /// <param name="offset">Where to put the data in <paramref name="buffer"/>.</param>
     /// <param name="count">The most bytes to read.</param>
+    /// <returns>The number of bytes read; 0 only at the verified end of the body (or for <paramref name="count"/> 0).</returns>
+    /// <exception cref="ContentEncodingException">The header, a record or the body's end fails to verify.</exception>
+    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
     public override int Read(byte[] buffer, int offset, int count)
     {
         ValidateBufferArguments(buffer, offset, count);
@@ -181,9 +184,12 @@ public sealed class ContentDecryptingStream : Stream
         return Read(new Span<byte>(ref value)) == 0 ? -1 : value;
     }
 
-    /// <inheritdoc cref="Read(Span{byte})"/>
+    /// <summary>Reads verified, decrypted data, as <see cref="Read(Span{byte})"/> does.</summary>
     /// <param name="buffer">Receives the data.</param>
     /// <param name="cancellationToken">Cancels the reads from the source.</param>
+    /// <returns>The number of bytes read; 0 only at the verified end of the body (or for an empty <paramref name="buffer"/>).</returns>
+    /// <exception cref="ContentEncodingException">The header, a record or the body's end fails to verify.</exception>
+    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
     public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
     {
         ThrowIfUnusable();
@@ -205,11 +211,14 @@ public sealed class ContentDecryptingStream : Stream
         return 0;
     }
 
-    /// <inheritdoc cref="Read(Span{byte})"/>
+    /// <summary>Reads verified, decrypted data, as <see cref="Read(Span{byte})"/> does.</summary>
     /// <param name="buffer">Receives the data.</param>
     /// <param name="offset">Where to put the data in <paramref name="buffer"/>.</param>
     /// <param name="count">The most bytes to read.</param>
     /// <param name="cancellationToken">Cancels the reads from the source.</param>
+    /// <returns>The number of bytes read; 0 only at the verified end of the body (or for <paramref name="count"/> 0).</returns>
+    /// <exception cref="ContentEncodingException">The header, a record or the body's end fails to verify.</exception>
+    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
     public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken)
     {
         ValidateBufferArguments(buffer, offset, count);
@@ -241,11 +250,13 @@ public sealed class ContentDecryptingStream : Stream
         }
     }
 
-    /// <inheritdoc cref="CopyTo(Stream, int)"/>
+    /// <summary>Writes the verified, decrypted data to <paramref name="destination"/>, as <see cref="CopyTo(Stream, int)"/> does.</summary>
     /// <param name="destination">The stream to write to.</param>
     /// <param name="bufferSize">Unused: the data goes out as its records are opened.</param>
     /// <param name="cancellationToken">Cancels the reads from the source and the writes to <paramref name="destination"/>.</param>
     /// <returns>A task that completes when the whole verified content has been written.</returns>
+    /// <exception cref="ContentEncodingException">The body fails; the data before the failure has been written.</exception>
+    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
     public override async Task CopyToAsync(Stream destination, int bufferSize, CancellationToken cancellationToken)
     {
         ValidateCopyToArguments(destination, bufferSize);

@@ -124,10 +124,12 @@ public sealed class ContentEncryptingStream : Stream
         }
     }
 
-    /// <inheritdoc cref="Write(ReadOnlySpan{byte})"/>
+    /// <summary>Encrypts data, as <see cref="Write(ReadOnlySpan{byte})"/> does.</summary>
     /// <param name="buffer">The data.</param>
     /// <param name="offset">Where the data starts in <paramref name="buffer"/>.</param>
     /// <param name="count">The data's length.</param>
+    /// <exception cref="InvalidOperationException">The last record has been written, or an earlier write to the destination failed.</exception>
+    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
     public override void Write(byte[] buffer, int offset, int count)
     {
         ValidateBufferArguments(buffer, offset, count);
@@ -138,10 +140,12 @@ public sealed class ContentEncryptingStream : Stream
     /// <param name="value">The byte.</param>
     public override void WriteByte(byte value) => Write(new ReadOnlySpan<byte>(in value));
 
-    /// <inheritdoc cref="Write(ReadOnlySpan{byte})"/>
+    /// <summary>Encrypts data, as <see cref="Write(ReadOnlySpan{byte})"/> does.</summary>
     /// <param name="buffer">The data.</param>
     /// <param name="cancellationToken">Cancels the writes to the destination.</param>
     /// <returns>A task that completes when the data has been taken.</returns>
+    /// <exception cref="InvalidOperationException">The last record has been written, or an earlier write to the destination failed.</exception>
+    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
     public override async ValueTask WriteAsync(ReadOnlyMemory<byte> buffer, CancellationToken cancellationToken = default)
     {
         ThrowIfNotWritable();
@@ -156,11 +160,14 @@ public sealed class ContentEncryptingStream : Stream
         }
     }
 
-    /// <inheritdoc cref="WriteAsync(ReadOnlyMemory{byte}, CancellationToken)"/>
+    /// <summary>Encrypts data, as <see cref="Write(ReadOnlySpan{byte})"/> does.</summary>
     /// <param name="buffer">The data.</param>
     /// <param name="offset">Where the data starts in <paramref name="buffer"/>.</param>
     /// <param name="count">The data's length.</param>
     /// <param name="cancellationToken">Cancels the writes to the destination.</param>
+    /// <returns>A task that completes when the data has been taken.</returns>
+    /// <exception cref="InvalidOperationException">The last record has been written, or an earlier write to the destination failed.</exception>
+    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
     public override Task WriteAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken)
     {
         ValidateBufferArguments(buffer, offset, count);
@@ -185,9 +192,14 @@ public sealed class ContentEncryptingStream : Stream
         return Wait(CopyFromAsync(source, useAsync: false, CancellationToken.None));
     }
 
-    /// <inheritdoc cref="CopyFrom(Stream)"/>
+    /// <summary>Encrypts everything <paramref name="source"/> holds, as <see cref="CopyFrom(Stream)"/> does, reading asynchronously.</summary>
     /// <param name="source">The stream to read the data from; read until a read returns 0.</param>
     /// <param name="cancellationToken">Cancels the reads from the source and the writes to the destination.</param>
+    /// <returns>The number of bytes read from <paramref name="source"/>.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="source"/> is <see langword="null"/>.</exception>
+    /// <exception cref="ArgumentException"><paramref name="source"/> is not readable.</exception>
+    /// <exception cref="InvalidOperationException">The last record has been written, or an earlier write to the destination failed.</exception>
+    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
     public async ValueTask<long> CopyFromAsync(Stream source, CancellationToken cancellationToken = default)
     {
         ValidateSource(source);
