@@ -440,7 +440,7 @@ public sealed class ContentEncryptingStream : Stream
     }
 
     // The synchronous sequential path's steady state, a record at a time: SendAsync's steps without
-    // its async machinery, which cost 4 KiB records about a tenth of their time. False when it does not apply.
+    // its async machinery, which cost 4 KiB records about 5% of their time (in-process A/B). False when it does not apply.
     private bool AdvancedInline()
     {
         if (_recordsPerBatch != 1 || !_headerWritten || _writing is not null)
