@@ -20,10 +20,19 @@ public static class ClockRate
 
     public static void Print()
     {
+        double gigahertz = Estimate(out double best);
+        Console.WriteLine($"Estimated clock: {gigahertz:F2} GHz ({Multiplies:N0} dependent 64-bit multiplies at {MultiplyLatencyCycles} cycles each, best of 5 runs: {best:F3} s)");
+    }
+
+    /// <summary>The estimated clock in GHz.</summary>
+    public static double Estimate() => Estimate(out _);
+
+    private static double Estimate(out double best)
+    {
         // The multiplier is a runtime value so the JIT cannot fold the four multiplies into one.
         ulong multiplier = (ulong)Environment.TickCount64 | 1;
         Chain(1_000_000, 3, multiplier); // tier up before timing
-        double best = double.MaxValue;
+        best = double.MaxValue;
         for (int run = 0; run < 5; run++)
         {
             var watch = Stopwatch.StartNew();
@@ -32,8 +41,7 @@ public static class ClockRate
             GC.KeepAlive(sink);
         }
 
-        double gigahertz = Multiplies * MultiplyLatencyCycles / best / 1e9;
-        Console.WriteLine($"Estimated clock: {gigahertz:F2} GHz ({Multiplies:N0} dependent 64-bit multiplies at {MultiplyLatencyCycles} cycles each, best of 5 runs: {best:F3} s)");
+        return Multiplies * MultiplyLatencyCycles / best / 1e9;
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]

@@ -4,6 +4,7 @@
 //   dotnet run -c Release --project Benchmarks -- --filter '*'              the full suite
 //   dotnet run -c Release --project Benchmarks -- --quick                   a short subset, ~2 minutes
 //   dotnet run -c Release --project Benchmarks -- --clock                   the core clock, for cycles per byte
+//   dotnet run -c Release --project Benchmarks -- --pipe-probe              whether AES rounds and carry-less multiplies share pipes
 //   dotnet run -c Release --project Benchmarks -- --filter '*Decrypt*' --sizes 64,1350   only those sizes
 //   dotnet run -c Release --project Benchmarks -- --decrypt-loop-ab         decryption's two loops, interleaved
 //   dotnet run -c Release --project Benchmarks -- --vs-boringssl            against BoringSSL, interleaved
@@ -51,6 +52,11 @@ public static class Program
         if (args.Contains("--profile-loop"))
         {
             return ProfileLoop.Run(args);
+        }
+
+        if (args.Contains("--pipe-probe"))
+        {
+            return PipeProbe.Run();
         }
 
         if (args.Contains("--clock"))

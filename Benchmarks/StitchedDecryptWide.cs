@@ -5,7 +5,8 @@
 // (128-bit AES-NI: .NET 10 has no VAES) and, after rounds 1 to 4, the multiplies of the previous
 // group's 8 plaintext blocks as 4 pairs against (H^8, H^7) .. (H^2, H^1), then folds the two lanes and
 // reduces once, leaving the remaining rounds to hide the reduction's latency. Measured against the
-// two passes it did not win enough to replace them (docs/benchmarks.md, "Decryption's loop, per backend").
+// two passes it did not win enough to replace them (docs/benchmarks.md, "Decryption's loop, per
+// backend"): --pipe-probe shows why, each carry-less multiply takes AES pipe time on this CPU.
 
 using System;
 using System.Runtime.CompilerServices;
@@ -70,7 +71,7 @@ internal readonly struct StitchedDecryptWide<TIsa> : IDecryptLoop
             b5 = TIsa.Round(b5, k);
             b6 = TIsa.Round(b6, k);
             b7 = TIsa.Round(b7, k);
-            x = Vector256.LoadUnsafe(ref previous, 96).AsUInt64();
+            x = Pair(ref previous, 96);
             lo = Pclmulqdq.V256.CarrylessMultiply(x, Unsafe.Add(ref powers, 3), 0x00);
             hi = Pclmulqdq.V256.CarrylessMultiply(x, Unsafe.Add(ref powers, 3), 0x11);
             mid = Pclmulqdq.V256.CarrylessMultiply(x ^ SwapHalves(x), Unsafe.Add(ref halves, 3), 0x00);
@@ -84,7 +85,7 @@ internal readonly struct StitchedDecryptWide<TIsa> : IDecryptLoop
             b5 = TIsa.Round(b5, k);
             b6 = TIsa.Round(b6, k);
             b7 = TIsa.Round(b7, k);
-            x = Vector256.LoadUnsafe(ref previous, 64).AsUInt64();
+            x = Pair(ref previous, 64);
             lo ^= Pclmulqdq.V256.CarrylessMultiply(x, Unsafe.Add(ref powers, 2), 0x00);
             hi ^= Pclmulqdq.V256.CarrylessMultiply(x, Unsafe.Add(ref powers, 2), 0x11);
             mid ^= Pclmulqdq.V256.CarrylessMultiply(x ^ SwapHalves(x), Unsafe.Add(ref halves, 2), 0x00);
@@ -98,7 +99,7 @@ internal readonly struct StitchedDecryptWide<TIsa> : IDecryptLoop
             b5 = TIsa.Round(b5, k);
             b6 = TIsa.Round(b6, k);
             b7 = TIsa.Round(b7, k);
-            x = Vector256.LoadUnsafe(ref previous, 32).AsUInt64();
+            x = Pair(ref previous, 32);
             lo ^= Pclmulqdq.V256.CarrylessMultiply(x, Unsafe.Add(ref powers, 1), 0x00);
             hi ^= Pclmulqdq.V256.CarrylessMultiply(x, Unsafe.Add(ref powers, 1), 0x11);
             mid ^= Pclmulqdq.V256.CarrylessMultiply(x ^ SwapHalves(x), Unsafe.Add(ref halves, 1), 0x00);
@@ -112,7 +113,7 @@ internal readonly struct StitchedDecryptWide<TIsa> : IDecryptLoop
             b5 = TIsa.Round(b5, k);
             b6 = TIsa.Round(b6, k);
             b7 = TIsa.Round(b7, k);
-            x = Vector256.LoadUnsafe(ref previous).AsUInt64() ^ Vector256.Create(acc, Vector128<ulong>.Zero);
+            x = Pair(ref previous, 0) ^ Vector256.Create(acc, Vector128<ulong>.Zero);
             lo ^= Pclmulqdq.V256.CarrylessMultiply(x, powers, 0x00);
             hi ^= Pclmulqdq.V256.CarrylessMultiply(x, powers, 0x11);
             mid ^= Pclmulqdq.V256.CarrylessMultiply(x ^ SwapHalves(x), halves, 0x00);
@@ -161,6 +162,13 @@ internal readonly struct StitchedDecryptWide<TIsa> : IDecryptLoop
         counter.AsByte().CopyTo(counterBlock);
         return whole;
     }
+
+    // Two blocks the step before stored 16 bytes at a time, loaded the same way: a 32-byte load of
+    // two 16-byte stores still in the store buffer cannot be forwarded from them and waits for both
+    // to reach the cache.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static Vector256<ulong> Pair(ref byte block, nuint offset) =>
+        Vector256.Create(Vector128.LoadUnsafe(ref block, offset), Vector128.LoadUnsafe(ref block, offset + 16)).AsUInt64();
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static Vector256<ulong> SwapHalves(Vector256<ulong> x) => Avx2.Shuffle(x.AsUInt32(), 0x4E).AsUInt64();
