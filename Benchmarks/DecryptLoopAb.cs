@@ -2,8 +2,6 @@
 // calls alternate between the two-pass and the stitched loop, and the median of each one's rounds is
 // reported with their ratio. On a shared machine, where BenchmarkDotNet's one-process-per-case means
 // see other processes come and go, medians of interleaved rounds compare the two under the same load.
-// With VPCLMULQDQ a third table block puts the experimental StitchedDecryptWide (this project's, not
-// the library's: stitching over 256-bit POLYVAL) against the same two passes.
 //
 //   dotnet Benchmarks/bin/Release/net10.0/Benchmarks.dll --decrypt-loop-ab [--rounds 41]
 //   DOTNET_EnableAVX2=0 dotnet Benchmarks/bin/Release/net10.0/Benchmarks.dll --decrypt-loop-ab
@@ -28,7 +26,6 @@ internal static class DecryptLoopAb
         bool wide = Backends.IsSupported(Cryptography.AesGcmSivBackend.AesNiVpclmulqdq);
         (string Name, Decrypt TwoPass, Decrypt Stitched)[] backends = wide
             ? [("AesNiVpclmulqdq POLYVAL", GcmSiv<AesVector<AesNi>, PolyvalVpclmulqdq>.Decrypt<TwoPassDecrypt<AesVector<AesNi>, PolyvalVpclmulqdq>>, GcmSiv<AesVector<AesNi>, PolyvalVpclmulqdq>.Decrypt<StitchedDecrypt<AesNi, Pclmul>>),
-               ("AesNiVpclmulqdq POLYVAL, stitched over 256-bit POLYVAL", GcmSiv<AesVector<AesNi>, PolyvalVpclmulqdq>.Decrypt<TwoPassDecrypt<AesVector<AesNi>, PolyvalVpclmulqdq>>, GcmSiv<AesVector<AesNi>, PolyvalVpclmulqdq>.Decrypt<StitchedDecryptWide<AesNi>>),
                ("AesNiPclmulqdq POLYVAL", GcmSiv<AesVector<AesNi>, PolyvalClmul<Pclmul>>.Decrypt<TwoPassDecrypt<AesVector<AesNi>, PolyvalClmul<Pclmul>>>, GcmSiv<AesVector<AesNi>, PolyvalClmul<Pclmul>>.Decrypt<StitchedDecrypt<AesNi, Pclmul>>)]
             : [("AesNiPclmulqdq POLYVAL", GcmSiv<AesVector<AesNi>, PolyvalClmul<Pclmul>>.Decrypt<TwoPassDecrypt<AesVector<AesNi>, PolyvalClmul<Pclmul>>>, GcmSiv<AesVector<AesNi>, PolyvalClmul<Pclmul>>.Decrypt<StitchedDecrypt<AesNi, Pclmul>>)];
         Console.WriteLine($"# median ns per call over {roundCount} interleaved rounds; AVX2 {(System.Runtime.Intrinsics.X86.Avx2.IsSupported ? "on" : "off")}");
