@@ -3,8 +3,8 @@
 // decryption loop that stitches CTR and POLYVAL can only beat two passes if they overlap.
 //
 // Method: time loops of independent dependency chains, each chain one instruction per step: AESENC
-// alone (12 chains: x64's AES instructions take only the 16 legacy vector registers, so more chains
-// would spill), 256-bit VPCLMULQDQ alone (4 and 8 chains: its throughput), and the two merged in one
+// alone (12 chains: the JIT gives AES instructions only the 16 legacy vector registers, and a loop of
+// 16 chains spilled, taking 13 cycles a step instead of 8), 256-bit VPCLMULQDQ alone (4 and 8 chains: its throughput), and the two merged in one
 // body. With 12 AES chains (6 cycles a step at two AESENC a cycle) and a few
 // multiplies, the merged loop takes 6 cycles if the multiplies run on pipes of their own, and more
 // by the pipe time they take if they share the AES pipes. Medians of 21 rounds, in cycles per loop
@@ -69,8 +69,8 @@ internal static class PipeProbe
     }
 
     // The loops are written out, one per case, not chosen by a branch inside one loop: with a
-    // branch per multiply the merged cases ran 1-2 cycles slower than straight-line code, which is
-    // what a decryption loop is. 12 AESENC chains, and 0, 2 or 3 VPCLMULQDQ chains, per step.
+    // branch per multiply the merged cases ran 1.4 and 3.4 cycles slower than straight-line code
+    // (one run, with another build on the machine), and a decryption loop is straight-line code. 12 AESENC chains, and 0, 2 or 3 VPCLMULQDQ chains, per step.
     [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     private static Vector128<byte> Aes12(Vector128<byte> k, int multiplies) => multiplies switch
     {
