@@ -12,7 +12,7 @@
 // depends on the class" with overwhelming confidence; below it, no leak was detected at this number
 // of measurements, which is evidence, not proof).
 //
-// Usage: ConstantTime [--measurements N] [--backend Name] [--case Name] [--length bytes]
+// Usage: ConstantTime [--measurements N] [--backend Name] [--case Name] [--length bytes] [--fixed zero|random]
 
 using System;
 using System.Collections.Generic;
@@ -36,6 +36,7 @@ public static class Program
         int length = 64;
         string? onlyBackend = null;
         string? onlyCase = null;
+        bool fixedRandom = false;
         for (int i = 0; i + 1 < args.Length; i += 2)
         {
             switch (args[i])
@@ -44,6 +45,7 @@ public static class Program
                 case "--length": length = int.Parse(args[i + 1], System.Globalization.CultureInfo.InvariantCulture); break;
                 case "--backend": onlyBackend = args[i + 1]; break;
                 case "--case": onlyCase = args[i + 1]; break;
+                case "--fixed": fixedRandom = args[i + 1] == "random"; break;
                 default: Console.Error.WriteLine($"unknown option {args[i]}"); return 2;
             }
         }
@@ -52,6 +54,14 @@ public static class Program
         Console.WriteLine($"# timer: Stopwatch.GetTimestamp, {Stopwatch.Frequency} ticks/s; runtime {Environment.Version}; {Environment.ProcessorCount} logical CPUs");
         Console.WriteLine("| Backend | Case | Measurements | max abs(t) | at crop | t uncropped | median ticks (fixed / random) | verdict |");
         Console.WriteLine("|---|---|---|---|---|---|---|---|");
+
+        if (fixedRandom)
+        {
+            // The fixed class's key and message drawn once at random instead of all zero: tells a
+            // dependence on zero data from one on the same data every call.
+            RandomNumberGenerator.Fill(PooledCase.FixedInput);
+            Console.WriteLine("# fixed class: one random key and message, drawn at the start");
+        }
 
         GCSettings.LatencyMode = GCLatencyMode.SustainedLowLatency;
         bool anyLeak = false;
@@ -121,8 +131,8 @@ public static class Program
     }
 
     // The inputs every case draws from: per slot a key schedule and a message (plaintext, or
-    // ciphertext and tag); the fixed class's values are all zero (dudect's usual choice), the random
-    // class's fresh from the CSPRNG for every slot.
+    // ciphertext and tag); the fixed class's values are FixedInput's (all zero, dudect's usual choice,
+    // or --fixed random), the random class's fresh from the CSPRNG for every slot.
     private abstract class PooledCase : Case
     {
         protected readonly Backend Backend;
@@ -133,6 +143,8 @@ public static class Program
         protected readonly byte[] Tags = new byte[16 * BatchSize];
         protected readonly byte[] Output;
         protected readonly byte[] TagOutput = new byte[16];
+        // The fixed class's key (32 bytes), then its message: all zero unless --fixed random.
+        public static readonly byte[] FixedInput = new byte[32 + (1 << 20)];
         protected static readonly byte[] Nonce = new byte[12];
         protected static readonly byte[] AssociatedData = new byte[16];
 
@@ -160,7 +172,7 @@ public static class Program
             }
             else
             {
-                Key(slot).Clear();
+                FixedInput.AsSpan(0, 32).CopyTo(Key(slot));
             }
 
             Backend.ExpandKey(Key(slot), ref Schedules[slot]);
@@ -174,7 +186,7 @@ public static class Program
             }
             else
             {
-                Message(slot).Clear();
+                FixedInput.AsSpan(32, Length).CopyTo(Message(slot));
             }
         }
 
@@ -190,7 +202,7 @@ public static class Program
         {
             if (cls == 0)
             {
-                Key(slot).Clear();
+                FixedInput.AsSpan(0, 32).CopyTo(Key(slot));
             }
             else
             {
