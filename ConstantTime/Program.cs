@@ -45,7 +45,7 @@ public static class Program
                 case "--length": length = int.Parse(args[i + 1], System.Globalization.CultureInfo.InvariantCulture); break;
                 case "--backend": onlyBackend = args[i + 1]; break;
                 case "--case": onlyCase = args[i + 1]; break;
-                case "--fixed": fixedRandom = args[i + 1] == "random"; break;
+                case "--fixed" when args[i + 1] is "zero" or "random": fixedRandom = args[i + 1] == "random"; break;
                 default: Console.Error.WriteLine($"unknown option {args[i]}"); return 2;
             }
         }
