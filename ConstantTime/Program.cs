@@ -13,6 +13,13 @@
 // of measurements, which is evidence, not proof).
 //
 // Usage: ConstantTime [--measurements N] [--backend Name] [--case Name] [--length bytes] [--fixed zero|random]
+//                     [--vary both|key|message|none] [--second random|fixed]
+//
+// --vary says which secrets the fixed class holds fixed (the others are drawn at random in both
+// classes): both (dudect's test), the key only, the message only, or none, an A/A test in which the
+// two classes are drawn alike, so that a crossing there is the harness's or the machine's, not the code's.
+// --second fixed makes the second class fixed too, at other values (drawn once at random): fixed
+// against fixed, which tells a dependence on the values from one on repeating the same input.
 
 using System;
 using System.Collections.Generic;
@@ -32,11 +39,18 @@ public static class Program
 
     public static int Main(string[] args)
     {
+        if (args is ["--secret-flow"])
+        {
+            return SecretFlow.Run();
+        }
+
         long measurements = 1_000_000;
         int length = 64;
         string? onlyBackend = null;
         string? onlyCase = null;
         bool fixedRandom = false;
+        string vary = "both";
+        bool secondFixed = false;
         for (int i = 0; i + 1 < args.Length; i += 2)
         {
             switch (args[i])
@@ -46,12 +60,30 @@ public static class Program
                 case "--backend": onlyBackend = args[i + 1]; break;
                 case "--case": onlyCase = args[i + 1]; break;
                 case "--fixed" when args[i + 1] is "zero" or "random": fixedRandom = args[i + 1] == "random"; break;
+                case "--vary" when args[i + 1] is "both" or "key" or "message" or "none": vary = args[i + 1]; break;
+                case "--second" when args[i + 1] is "random" or "fixed": secondFixed = args[i + 1] == "fixed"; break;
                 default: Console.Error.WriteLine($"unknown option {args[i]}"); return 2;
             }
         }
 
         Console.WriteLine($"# dudect-style timing: {measurements} measurements per case, plaintext {length} bytes, associated data 16 bytes, AES-256 keys");
         Console.WriteLine($"# timer: Stopwatch.GetTimestamp, {Stopwatch.Frequency} ticks/s; runtime {Environment.Version}; {Environment.ProcessorCount} logical CPUs");
+        if (secondFixed)
+        {
+            RandomNumberGenerator.Fill(PooledCase.SecondInput);
+            PooledCase.SecondIsFixed = true;
+            Console.WriteLine("# second class: fixed too, one other random key and message drawn at the start");
+        }
+
+        PooledCase.FixedKey = vary is "both" or "key";
+        PooledCase.FixedMessage = vary is "both" or "message";
+        if (vary != "both")
+        {
+            Console.WriteLine(vary == "none"
+                ? "# A/A test: both classes draw key and message at random; a crossing is not the code's"
+                : $"# the fixed class holds only the {vary} fixed; the other secret is random in both classes");
+        }
+
         Console.WriteLine("| Backend | Case | Measurements | max abs(t) | at crop | t uncropped | median ticks (fixed / random) | verdict |");
         Console.WriteLine("|---|---|---|---|---|---|---|---|");
 
@@ -101,7 +133,7 @@ public static class Program
     // Every backend this machine runs, and PortableFlat, which the library chooses only in the browser:
     // its code is plain C# over 64-bit integers, so the JIT runs it here too (as its tests do), and this
     // tool measures that compiled code. How the browser's interpreter times it is not measured.
-    private static IEnumerable<Backend> BackendsToMeasure()
+    internal static IEnumerable<Backend> BackendsToMeasure()
     {
         foreach (AesGcmSivBackend id in Backends.Supported())
         {
@@ -145,6 +177,12 @@ public static class Program
         protected readonly byte[] TagOutput = new byte[16];
         // The fixed class's key (32 bytes), then its message: all zero unless --fixed random.
         public static readonly byte[] FixedInput = new byte[32 + (1 << 20)];
+        // Which secrets class 0 holds fixed (--vary); the others it draws at random, as class 1 does.
+        // --second fixed: what the "random" draws copy instead, the same for every slot.
+        public static readonly byte[] SecondInput = new byte[32 + (1 << 20)];
+        public static bool SecondIsFixed;
+        public static bool FixedKey = true;
+        public static bool FixedMessage = true;
         protected static readonly byte[] Nonce = new byte[12];
         protected static readonly byte[] AssociatedData = new byte[16];
 
@@ -166,13 +204,13 @@ public static class Program
         // Writes the slot's key (fixed or random) and expands it into the slot's schedule.
         protected void SetKey(int slot, bool random)
         {
-            if (random)
+            if (random && !SecondIsFixed)
             {
                 RandomNumberGenerator.Fill(Key(slot));
             }
             else
             {
-                FixedInput.AsSpan(0, 32).CopyTo(Key(slot));
+                (random ? SecondInput : FixedInput).AsSpan(0, 32).CopyTo(Key(slot));
             }
 
             Backend.ExpandKey(Key(slot), ref Schedules[slot]);
@@ -180,13 +218,13 @@ public static class Program
 
         protected void SetMessage(int slot, bool random)
         {
-            if (random)
+            if (random && !SecondIsFixed)
             {
                 RandomNumberGenerator.Fill(Message(slot));
             }
             else
             {
-                FixedInput.AsSpan(32, Length).CopyTo(Message(slot));
+                (random ? SecondInput : FixedInput).AsSpan(32, Length).CopyTo(Message(slot));
             }
         }
 
@@ -200,9 +238,13 @@ public static class Program
     {
         public override void Prepare(int slot, int cls)
         {
-            if (cls == 0)
+            if (cls == 0 && FixedKey)
             {
                 FixedInput.AsSpan(0, 32).CopyTo(Key(slot));
+            }
+            else if (SecondIsFixed)
+            {
+                SecondInput.AsSpan(0, 32).CopyTo(Key(slot));
             }
             else
             {
@@ -218,8 +260,8 @@ public static class Program
     {
         public override void Prepare(int slot, int cls)
         {
-            SetKey(slot, cls == 1);
-            SetMessage(slot, cls == 1);
+            SetKey(slot, cls == 1 || !FixedKey);
+            SetMessage(slot, cls == 1 || !FixedMessage);
         }
 
         public override void Run(int slot) =>
@@ -231,8 +273,8 @@ public static class Program
     {
         public override void Prepare(int slot, int cls)
         {
-            SetKey(slot, cls == 1);
-            SetMessage(slot, cls == 1);
+            SetKey(slot, cls == 1 || !FixedKey);
+            SetMessage(slot, cls == 1 || !FixedMessage);
             Seal(slot);
         }
 
