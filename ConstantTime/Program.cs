@@ -455,6 +455,7 @@ public static class Program
 
         double maxT = 0;
         string crop = "none";
+        int cropIndex = percentiles.Length;
         for (int p = 0; p <= percentiles.Length; p++)
         {
             // dudect ignores tests with too few measurements to say anything.
@@ -467,6 +468,7 @@ public static class Program
             if (t > maxT)
             {
                 maxT = t;
+                cropIndex = p;
                 crop = p == percentiles.Length ? "none" : $"p{percentiles[p] * 100:F1}";
             }
         }
@@ -477,6 +479,8 @@ public static class Program
             return s.Count == 0 ? 0 : s[s.Count / 2];
         }
 
+        // Which class is slower where |t| is largest, and by how much: a leak has a sign and a size.
+        Console.WriteLine($"# {c.Name}, at crop {crop}: class 0 mean {tests[cropIndex, 0].Mean:F2} ticks ({tests[cropIndex, 0].N} calls), class 1 mean {tests[cropIndex, 1].Mean:F2} ({tests[cropIndex, 1].N})");
         long count = tests[percentiles.Length, 0].N + tests[percentiles.Length, 1].N;
         return new Result(count, maxT, crop, Welch(tests[percentiles.Length, 0], tests[percentiles.Length, 1]), Median(samples[0]), Median(samples[1]));
     }
