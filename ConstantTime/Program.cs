@@ -177,10 +177,10 @@ public static class Program
         protected readonly byte[] TagOutput = new byte[16];
         // The fixed class's key (32 bytes), then its message: all zero unless --fixed random.
         public static readonly byte[] FixedInput = new byte[32 + (1 << 20)];
-        // Which secrets class 0 holds fixed (--vary); the others it draws at random, as class 1 does.
         // --second fixed: what the "random" draws copy instead, the same for every slot.
         public static readonly byte[] SecondInput = new byte[32 + (1 << 20)];
         public static bool SecondIsFixed;
+        // Which secrets class 0 holds fixed (--vary); the others it draws at random, as class 1 does.
         public static bool FixedKey = true;
         public static bool FixedMessage = true;
         protected static readonly byte[] Nonce = new byte[12];

@@ -12,7 +12,7 @@
 //
 // One report is expected and allowed: decryption's result. Whether the tag verified is public (the
 // caller learns it), so GcmSiv.Decrypt branches on TagComparison's answer; the script accepts that
-// one branch, at that line, and nothing else. A control with a deliberate secret branch and a secret
+// one branch, found instruction by instruction in the machine code, and nothing else. A control with a deliberate secret branch and a secret
 // table index must be reported, or the run could not have seen a leak either.
 
 using System;

@@ -6,7 +6,6 @@
 # there, decryption's one branch on its verified/rejected result is allowed, anything else fails.
 #
 # Usage: scripts/secret-flow.sh [work-dir]        (exit 0: no leak found; 1: a report or a failure)
-# Environment: DOTNET_* variables pass through to the published tool under valgrind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(realpath -m "${1:-ConstantTime/bin/secret-flow}")

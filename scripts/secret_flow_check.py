@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reads memcheck's XML from `ConstantTime --secret-flow` (scripts/secret-flow.sh) and decides.
 
-Every report is one of three kinds:
+Every report is one of these:
   - the control's (SecretFlow.FirstNonZero: a branch; SecretFlow.Lookup: a secret index): both must
     be there, or the run could not have seen a leak;
   - decryption's branch on its result: a conditional jump in a GcmSiv.Decrypt instantiation whose
@@ -41,13 +41,13 @@ def instructions(binary, start, stop):
 
 
 def main(xml_path, binary):
+    root = ET.parse(xml_path).getroot()
     errors = []
-    for error in ET.parse(xml_path).getroot().iter("error"):
+    for error in root.iter("error"):
         frames = [(int(f.findtext("ip"), 16), f.findtext("fn") or "?") for f in error.find("stack").iter("frame")]
         errors.append((error.findtext("kind"), int(error.findtext("unique"), 16), frames))
     # Each report's count of occurrences.
     counts = {}
-    root = ET.parse(xml_path).getroot()
     for pair in root.iter("pair"):
         counts[int(pair.findtext("unique"), 16)] = int(pair.findtext("count"))
 
