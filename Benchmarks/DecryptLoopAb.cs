@@ -1,5 +1,6 @@
-// Decryption's two loops (IDecryptLoop) against each other in one process, interleaved: rounds of
-// calls alternate between the two-pass and the stitched loop, and the median of each one's rounds is
+// Decryption's loops (IDecryptLoop) against each other in one process, interleaved: rounds of
+// calls alternate between the two-pass loop and the backend's stitched one (AesNiVpclmulqdq:
+// Decrypt.StitchedWide.cs; AesNiPclmulqdq: Decrypt.Stitched.cs), and the median of each one's rounds is
 // reported with their ratio. On a shared machine, where BenchmarkDotNet's one-process-per-case means
 // see other processes come and go, medians of interleaved rounds compare the two under the same load.
 //
@@ -25,7 +26,7 @@ internal static class DecryptLoopAb
         int roundCount = int.Parse(Value("--rounds") ?? "41", CultureInfo.InvariantCulture);
         bool wide = Backends.IsSupported(Cryptography.AesGcmSivBackend.AesNiVpclmulqdq);
         (string Name, Decrypt TwoPass, Decrypt Stitched)[] backends = wide
-            ? [("AesNiVpclmulqdq POLYVAL", GcmSiv<AesVector<AesNi>, PolyvalVpclmulqdq>.Decrypt<TwoPassDecrypt<AesVector<AesNi>, PolyvalVpclmulqdq>>, GcmSiv<AesVector<AesNi>, PolyvalVpclmulqdq>.Decrypt<StitchedDecrypt<AesNi, Pclmul>>),
+            ? [("AesNiVpclmulqdq POLYVAL", GcmSiv<AesVector<AesNi>, PolyvalVpclmulqdq>.Decrypt<TwoPassDecrypt<AesVector<AesNi>, PolyvalVpclmulqdq>>, GcmSiv<AesVector<AesNi>, PolyvalVpclmulqdq>.Decrypt<StitchedWideDecrypt<AesNi>>),
                ("AesNiPclmulqdq POLYVAL", GcmSiv<AesVector<AesNi>, PolyvalClmul<Pclmul>>.Decrypt<TwoPassDecrypt<AesVector<AesNi>, PolyvalClmul<Pclmul>>>, GcmSiv<AesVector<AesNi>, PolyvalClmul<Pclmul>>.Decrypt<StitchedDecrypt<AesNi, Pclmul>>)]
             : [("AesNiPclmulqdq POLYVAL", GcmSiv<AesVector<AesNi>, PolyvalClmul<Pclmul>>.Decrypt<TwoPassDecrypt<AesVector<AesNi>, PolyvalClmul<Pclmul>>>, GcmSiv<AesVector<AesNi>, PolyvalClmul<Pclmul>>.Decrypt<StitchedDecrypt<AesNi, Pclmul>>)];
         Console.WriteLine($"# median ns per call over {roundCount} interleaved rounds; AVX2 {(System.Runtime.Intrinsics.X86.Avx2.IsSupported ? "on" : "off")}");

@@ -1,5 +1,5 @@
-// Decryption's bulk schedule (IDecryptLoop): the two-pass loop against the stitched one, on both x64
-// backends' POLYVAL, through the whole internal GcmSiv.Decrypt, in one run, so that which one each
+// Decryption's bulk schedule (IDecryptLoop): the two-pass loop against the stitched ones, on both x64
+// backends' POLYVAL (and AesNiVpclmulqdq's own loop, Decrypt.StitchedWide.cs), through the whole internal GcmSiv.Decrypt, in one run, so that which one each
 // backend uses (its line in Backends.Widest) is chosen by measurement. Run it once as is and once
 // with DOTNET_EnableAVX2=0, where the 128-bit backend has x64's 16 vector registers and no
 // VEX-encoded 256-bit work, as on the CPUs that run it:
@@ -54,4 +54,8 @@ public class DecryptLoopBenchmarks
     [Benchmark, Requires(Requirement.BackendAesNiVpclmulqdq)]
     public bool Vpclmulqdq_Stitched() =>
         GcmSiv<AesVector<AesNi>, PolyvalVpclmulqdq>.Decrypt<StitchedDecrypt<AesNi, Pclmul>>(in _keyGeneratingKey, Rounds, _nonce, _ciphertext, _tag, _plaintext, default);
+
+    [Benchmark, Requires(Requirement.BackendAesNiVpclmulqdq)]
+    public bool Vpclmulqdq_StitchedWide() =>
+        GcmSiv<AesVector<AesNi>, PolyvalVpclmulqdq>.Decrypt<StitchedWideDecrypt<AesNi>>(in _keyGeneratingKey, Rounds, _nonce, _ciphertext, _tag, _plaintext, default);
 }

@@ -137,7 +137,7 @@ internal readonly struct AesVector<TIsa> : IAes
     /// RFC 8452 requires and leaves the other 96 bits alone.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static Vector128<uint> Ctr8(in AesKeySchedule schedule, int rounds, Vector128<uint> counter, ref byte input, ref byte output)
+    internal static Vector128<uint> Ctr8(in AesKeySchedule schedule, int rounds, Vector128<uint> counter, ref byte input, ref byte output)
     {
         ref Vector128<byte> roundKeys = ref RoundKeys(in schedule);
         Vector128<byte> k = roundKeys;

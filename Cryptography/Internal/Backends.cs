@@ -65,7 +65,7 @@ internal static class Backends
     /// <summary>Every backend there is, widest first: the order the choice tries them in.</summary>
     private static readonly Backend[] Widest =
     [
-        new Backend<AesVector<AesNi>, PolyvalVpclmulqdq>(AesGcmSivBackend.AesNiVpclmulqdq),
+        new Backend<AesVector<AesNi>, PolyvalVpclmulqdq, StitchedWideDecrypt<AesNi>>(AesGcmSivBackend.AesNiVpclmulqdq),
         new Backend<AesVector<AesNi>, PolyvalClmul<Pclmul>, StitchedDecrypt<AesNi, Pclmul>>(AesGcmSivBackend.AesNiPclmulqdq),
         new Backend<AesVector<AesArm64>, PolyvalClmul<Pmull>>(AesGcmSivBackend.Arm64),
         new Backend<AesBitslicedVector<AesBitslicedAvx2>, PolyvalWidening<NativeWideningMultiply, PolyvalWideningAvx2>>(AesGcmSivBackend.BitslicedVector),

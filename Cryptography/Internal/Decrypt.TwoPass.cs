@@ -5,6 +5,7 @@
 
 using System;
 using System.Runtime.CompilerServices;
+using System.Runtime.Intrinsics;
 
 namespace Cryptography.Internal;
 
@@ -23,9 +24,12 @@ internal interface IDecryptLoop
     /// Decrypts a prefix of <paramref name="ciphertext"/> into <paramref name="plaintext"/> (CTR32
     /// from <paramref name="counterBlock"/>) and absorbs that prefix of the plaintext into
     /// <paramref name="accumulator"/> (POLYVAL under <paramref name="key"/>). Returns the prefix's
-    /// length: a multiple of 16, possibly 0, short of the end so that the caller's last CTR and
-    /// POLYVAL calls (partial block, length block) take the rest. <paramref name="counterBlock"/> is
-    /// moved on past the blocks decrypted. The spans are the same memory or do not overlap.
+    /// length: either a multiple of 16, possibly 0, short of the end, with
+    /// <paramref name="finished"/> false, so that the caller's last CTR and POLYVAL calls (partial
+    /// block, <paramref name="lengthBlock"/>) take the rest; or the whole length with
+    /// <paramref name="finished"/> true, the partial block padded and the length block absorbed too.
+    /// <paramref name="counterBlock"/> is moved on past the blocks decrypted. The spans are the same
+    /// memory or do not overlap.
     /// </summary>
     static abstract int Run(
         in AesKeySchedule schedule,
@@ -34,13 +38,16 @@ internal interface IDecryptLoop
         in PolyvalKey key,
         Span<byte> accumulator,
         ReadOnlySpan<byte> ciphertext,
-        Span<byte> plaintext);
+        Span<byte> plaintext,
+        Vector128<byte> lengthBlock,
+        out bool finished);
 }
 
 /// <summary>
 /// CTR over a chunk, then POLYVAL over the plaintext just written, chunk by chunk, so that POLYVAL
 /// reads it back from L1 (8 KiB of input and 8 KiB of output fit the 32 KiB L1 of the CPUs this was
-/// measured on). With 256-bit POLYVAL on Zen 4 this beat a loop that stitched the two (ae8fa0f).
+/// measured on). The backends without a loop of their own use it (ARM64, the bitsliced and portable
+/// ones); the two x64 AES-NI backends stitch (Decrypt.Stitched.cs, Decrypt.StitchedWide.cs).
 /// </summary>
 internal readonly struct TwoPassDecrypt<TAes, TPolyval> : IDecryptLoop
     where TAes : IAes
@@ -53,8 +60,9 @@ internal readonly struct TwoPassDecrypt<TAes, TPolyval> : IDecryptLoop
     public static int PolyvalBlocks(int blocks) => blocks;
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static int Run(in AesKeySchedule schedule, int rounds, Span<byte> counterBlock, in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> ciphertext, Span<byte> plaintext)
+    public static int Run(in AesKeySchedule schedule, int rounds, Span<byte> counterBlock, in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> ciphertext, Span<byte> plaintext, Vector128<byte> lengthBlock, out bool finished)
     {
+        finished = false;
         int offset = 0;
         for (; ciphertext.Length - offset > Chunk; offset += Chunk)
         {

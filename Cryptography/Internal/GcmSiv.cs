@@ -161,9 +161,12 @@ internal static class GcmSiv<TAes, TPolyval>
             InitialCounter(Vector128.Create<byte>(receivedTag)).CopyTo(counterBlock);
             // The bulk, scheduled as the backend chose (IDecryptLoop); the rest, under a group or a
             // chunk, and the length block here.
-            int offset = TDecryptLoop.Run(in messageEncryptionKey, rounds, counterBlock, in messageAuthenticationKey, accumulator, ciphertext, plaintext);
-            TAes.Ctr32(in messageEncryptionKey, rounds, counterBlock, ciphertext[offset..], plaintext[offset..]);
-            AbsorbLast(in messageAuthenticationKey, accumulator, plaintext[offset..], associatedData.Length, plaintext.Length, scratch);
+            int offset = TDecryptLoop.Run(in messageEncryptionKey, rounds, counterBlock, in messageAuthenticationKey, accumulator, ciphertext, plaintext, LengthBlock(associatedData.Length, plaintext.Length), out bool finished);
+            if (!finished)
+            {
+                TAes.Ctr32(in messageEncryptionKey, rounds, counterBlock, ciphertext[offset..], plaintext[offset..]);
+                AbsorbLast(in messageAuthenticationKey, accumulator, plaintext[offset..], associatedData.Length, plaintext.Length, scratch);
+            }
 
             Span<byte> computedTag = scratch.Slice(TagOffset, BlockSize);
             ComputeTag(in messageEncryptionKey, rounds, nonceCopy, accumulator).CopyTo(computedTag);
@@ -265,9 +268,14 @@ internal static class GcmSiv<TAes, TPolyval>
 
         // One 16-byte store, not two 8-byte ones, so that Update's 16-byte load of it is forwarded
         // from the store buffer (see ComputeTag). Vector lanes are little-endian on every target.
-        Vector128.Create((ulong)associatedDataLength * 8, (ulong)plaintextLength * 8).AsByte().CopyTo(blocks[(last - BlockSize)..]);
+        LengthBlock(associatedDataLength, plaintextLength).CopyTo(blocks[(last - BlockSize)..]);
         TPolyval.Update(in key, accumulator, data[..whole], blocks);
     }
+
+    /// <summary>RFC 8452's length block: LE64 of the AAD's length in bits, then LE64 of the plaintext's.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static Vector128<byte> LengthBlock(int associatedDataLength, int plaintextLength) =>
+        Vector128.Create((ulong)associatedDataLength * 8, (ulong)plaintextLength * 8).AsByte();
 
     /// <summary>
     /// tag = AES(messageEncryptionKey, (S_s XOR nonce) with the top bit of byte 15 cleared). The block
