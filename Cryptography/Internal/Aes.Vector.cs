@@ -162,25 +162,31 @@ internal readonly struct AesVector<TIsa> : IAes
             b7 = TIsa.Round(b7, k);
         }
 
-        k = Unsafe.Add(ref roundKeys, rounds - 1);
-        b0 = TIsa.Penultimate(b0, k);
-        b1 = TIsa.Penultimate(b1, k);
-        b2 = TIsa.Penultimate(b2, k);
-        b3 = TIsa.Penultimate(b3, k);
-        b4 = TIsa.Penultimate(b4, k);
-        b5 = TIsa.Penultimate(b5, k);
-        b6 = TIsa.Penultimate(b6, k);
-        b7 = TIsa.Penultimate(b7, k);
-        k = Unsafe.Add(ref roundKeys, rounds);
-        (TIsa.Final(b0, k) ^ Vector128.LoadUnsafe(ref input)).StoreUnsafe(ref output);
-        (TIsa.Final(b1, k) ^ Vector128.LoadUnsafe(ref input, 16)).StoreUnsafe(ref output, 16);
-        (TIsa.Final(b2, k) ^ Vector128.LoadUnsafe(ref input, 32)).StoreUnsafe(ref output, 32);
-        (TIsa.Final(b3, k) ^ Vector128.LoadUnsafe(ref input, 48)).StoreUnsafe(ref output, 48);
-        (TIsa.Final(b4, k) ^ Vector128.LoadUnsafe(ref input, 64)).StoreUnsafe(ref output, 64);
-        (TIsa.Final(b5, k) ^ Vector128.LoadUnsafe(ref input, 80)).StoreUnsafe(ref output, 80);
-        (TIsa.Final(b6, k) ^ Vector128.LoadUnsafe(ref input, 96)).StoreUnsafe(ref output, 96);
-        (TIsa.Final(b7, k) ^ Vector128.LoadUnsafe(ref input, 112)).StoreUnsafe(ref output, 112);
+        LastRounds8(ref roundKeys, rounds, b0, b1, b2, b3, b4, b5, b6, b7, ref input, ref output);
         return counter + Vector128.Create(8u, 0, 0, 0);
+    }
+
+    /// <summary>
+    /// The last two rounds of 8 blocks, and their keystream XORed into 128 bytes of
+    /// <paramref name="input"/> and stored to <paramref name="output"/>: how every 8-block CTR step
+    /// ends (Ctr8 and the stitched decryption loops). The blocks come by value, so that they stay in
+    /// registers.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static void LastRounds8(
+        ref Vector128<byte> roundKeys, int rounds, Vector128<byte> b0, Vector128<byte> b1, Vector128<byte> b2, Vector128<byte> b3,
+        Vector128<byte> b4, Vector128<byte> b5, Vector128<byte> b6, Vector128<byte> b7, ref byte input, ref byte output)
+    {
+        Vector128<byte> k = Unsafe.Add(ref roundKeys, rounds - 1);
+        Vector128<byte> last = Unsafe.Add(ref roundKeys, rounds);
+        (TIsa.Final(TIsa.Penultimate(b0, k), last) ^ Vector128.LoadUnsafe(ref input)).StoreUnsafe(ref output);
+        (TIsa.Final(TIsa.Penultimate(b1, k), last) ^ Vector128.LoadUnsafe(ref input, 16)).StoreUnsafe(ref output, 16);
+        (TIsa.Final(TIsa.Penultimate(b2, k), last) ^ Vector128.LoadUnsafe(ref input, 32)).StoreUnsafe(ref output, 32);
+        (TIsa.Final(TIsa.Penultimate(b3, k), last) ^ Vector128.LoadUnsafe(ref input, 48)).StoreUnsafe(ref output, 48);
+        (TIsa.Final(TIsa.Penultimate(b4, k), last) ^ Vector128.LoadUnsafe(ref input, 64)).StoreUnsafe(ref output, 64);
+        (TIsa.Final(TIsa.Penultimate(b5, k), last) ^ Vector128.LoadUnsafe(ref input, 80)).StoreUnsafe(ref output, 80);
+        (TIsa.Final(TIsa.Penultimate(b6, k), last) ^ Vector128.LoadUnsafe(ref input, 96)).StoreUnsafe(ref output, 96);
+        (TIsa.Final(TIsa.Penultimate(b7, k), last) ^ Vector128.LoadUnsafe(ref input, 112)).StoreUnsafe(ref output, 112);
     }
 
     /// <summary>

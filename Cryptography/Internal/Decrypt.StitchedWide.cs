@@ -214,24 +214,7 @@ internal readonly struct StitchedWideDecrypt<TIsa> : IDecryptLoop
                 b7 = TIsa.Round(b7, k);
             }
 
-            k = Unsafe.Add(ref roundKeys, rounds - 1);
-            b0 = TIsa.Penultimate(b0, k);
-            b1 = TIsa.Penultimate(b1, k);
-            b2 = TIsa.Penultimate(b2, k);
-            b3 = TIsa.Penultimate(b3, k);
-            b4 = TIsa.Penultimate(b4, k);
-            b5 = TIsa.Penultimate(b5, k);
-            b6 = TIsa.Penultimate(b6, k);
-            b7 = TIsa.Penultimate(b7, k);
-            k = Unsafe.Add(ref roundKeys, rounds);
-            (TIsa.Final(b0, k) ^ Vector128.LoadUnsafe(ref source, offset + 0)).StoreUnsafe(ref destination, offset + 0);
-            (TIsa.Final(b1, k) ^ Vector128.LoadUnsafe(ref source, offset + 16)).StoreUnsafe(ref destination, offset + 16);
-            (TIsa.Final(b2, k) ^ Vector128.LoadUnsafe(ref source, offset + 32)).StoreUnsafe(ref destination, offset + 32);
-            (TIsa.Final(b3, k) ^ Vector128.LoadUnsafe(ref source, offset + 48)).StoreUnsafe(ref destination, offset + 48);
-            (TIsa.Final(b4, k) ^ Vector128.LoadUnsafe(ref source, offset + 64)).StoreUnsafe(ref destination, offset + 64);
-            (TIsa.Final(b5, k) ^ Vector128.LoadUnsafe(ref source, offset + 80)).StoreUnsafe(ref destination, offset + 80);
-            (TIsa.Final(b6, k) ^ Vector128.LoadUnsafe(ref source, offset + 96)).StoreUnsafe(ref destination, offset + 96);
-            (TIsa.Final(b7, k) ^ Vector128.LoadUnsafe(ref source, offset + 112)).StoreUnsafe(ref destination, offset + 112);
+            AesVector<TIsa>.LastRounds8(ref roundKeys, rounds, b0, b1, b2, b3, b4, b5, b6, b7, ref Unsafe.Add(ref source, offset), ref Unsafe.Add(ref destination, offset));
             counter += Vector128.Create(8u, 0, 0, 0);
         }
 
