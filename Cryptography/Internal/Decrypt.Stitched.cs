@@ -10,8 +10,9 @@
 // the two passes of TwoPassDecrypt in one process, interleaved (Benchmarks --decrypt-loop-ab), it
 // took 0.73-0.85 of their time from 256 B up with 128-bit POLYVAL; with 256-bit POLYVAL
 // (AesNiVpclmulqdq) it took 1.00-1.14 of theirs, so that backend has a loop of its own that keeps
-// the 256-bit multiplies (Decrypt.StitchedWide.cs). docs/benchmarks.md has the table. Its only stack slot is the constant counter step: with
-// 16 vector registers (DOTNET_EnableAVX2=0) nothing secret is spilled.
+// the 256-bit multiplies (Decrypt.StitchedWide.cs). docs/benchmarks.md has the table. Its only
+// stack slot is the constant counter step: with 16 vector registers (DOTNET_EnableAVX2=0) nothing
+// secret is spilled.
 // It is written over the shared AES-round and carry-less-multiply contracts, with no intrinsics of
 // its own, but ARM64 keeps two passes until it is measured on ARM64 hardware.
 //

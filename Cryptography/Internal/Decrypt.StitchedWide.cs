@@ -30,12 +30,11 @@ using System.Runtime.Intrinsics.X86;
 
 namespace Cryptography.Internal;
 
-/// <summary>Decryption's CTR and 256-bit POLYVAL in one pass, with the end in registers (see the file's opening comment).</summary>
+/// <summary>Decryption's CTR and 256-bit POLYVAL in one pass, then the shared end (see the file's opening comment).</summary>
 internal readonly struct StitchedWideDecrypt<TIsa> : IDecryptLoop
     where TIsa : IAesInstructions
 {
     private const int Group = 128;
-    private const int BlockSize = 16;
 
     /// <summary>
     /// The loop multiplies by H^8..H^1 only, and so does the end: 8 powers (Init's count for 8 to 15
@@ -245,7 +244,8 @@ internal readonly struct StitchedWideDecrypt<TIsa> : IDecryptLoop
         return PolyvalClmul<Pclmul>.Reduce(lo128, mid128 ^ lo128 ^ hi128, hi128);
     }
 
-    // Two blocks the step before stored 16 bytes at a time, loaded the same way (see Finish).
+    // Two blocks the step before stored 16 bytes at a time, loaded the same way (see the last group's
+    // comment in RunLong).
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static Vector256<ulong> Pair(ref byte block, nuint offset) =>
         Vector256.Create(Vector128.LoadUnsafe(ref block, offset), Vector128.LoadUnsafe(ref block, offset + 16)).AsUInt64();
@@ -256,10 +256,4 @@ internal readonly struct StitchedWideDecrypt<TIsa> : IDecryptLoop
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static Vector256<ulong> SwapHalves(Vector256<ulong> x) => Avx2.Shuffle(x.AsUInt32(), 0x4E).AsUInt64();
-
-    [InlineArray(Group)]
-    private struct Keystream
-    {
-        private byte _element0;
-    }
 }

@@ -159,8 +159,8 @@ internal static class GcmSiv<TAes, TPolyval>
 
             Span<byte> counterBlock = scratch.Slice(CounterOffset, BlockSize);
             InitialCounter(Vector128.Create<byte>(receivedTag)).CopyTo(counterBlock);
-            // The bulk, scheduled as the backend chose (IDecryptLoop); the rest, under a group or a
-            // chunk, and the length block here.
+            // The bulk, scheduled as the backend chose (IDecryptLoop); unless the loop finished the
+            // message, the rest (under a group or a chunk) and the length block here.
             int offset = TDecryptLoop.Run(in messageEncryptionKey, rounds, counterBlock, in messageAuthenticationKey, accumulator, ciphertext, plaintext, LengthBlock(associatedData.Length, plaintext.Length), out bool finished);
             if (!finished)
             {
