@@ -1,16 +1,21 @@
 // Portable, constant-time AES-128/AES-256 (FIPS-197) shaped for the .NET WebAssembly interpreter
 // (the browser: Mono's interpreter plus the "jiterpreter", which compiles hot traces of interpreter
-// code to WebAssembly). The algorithm is exactly AesPortable's (Aes.Portable.cs: BearSSL's bitsliced
-// ct64 technique, the Boyar-Peralta S-box circuit, four blocks in eight 64-bit bit planes) and it
-// writes AesPortable's key schedule format word for word, so both give the same bytes. What differs
-// is the shape of the code, which the interpreter pays for and a JIT does not:
+// code to WebAssembly). The algorithm is AesPortable's (Aes.Portable.cs: BearSSL's bitsliced ct64
+// technique, the Boyar-Peralta S-box circuit, four blocks in eight 64-bit bit planes), with the same
+// bytes out. What differs is the shape of the code, which the interpreter pays for and a JIT does not:
 //
 //  * the eight bit planes are eight ulong locals, not an [InlineArray] reached through a ref (each
 //    q[i] there is a helper call plus a bounds check for the interpreter);
-//  * every step of a round (S-box, ShiftRows, MixColumns, AddRoundKey) and the transposition are
-//    AggressiveInlining methods over those locals, so one group's whole encryption is one method
-//    body with no calls: the interpreter inlines them (it honours AggressiveInlining whatever the
-//    size) and the jiterpreter can then compile the round loop as one trace;
+//  * every step of a round and the transposition are AggressiveInlining methods over those locals
+//    or written out, so a group's encryption is one method body with no calls: the interpreter
+//    inlines them (it honours AggressiveInlining whatever the size);
+//  * fixslicing: no ShiftRows in the rounds (see EncryptGroup), so the round keys are stored shifted
+//    (ExpandKeyCore); the schedule is AesPortable's with each round key's rows rotated;
+//  * the rounds live in their own method (EncryptGroups), called once for up to eight groups: the
+//    jiterpreter compiles a trace from a loop's head on until its 16 KiB module limit
+//    (jiterpreter-max-module-size) and interprets the rest, and with the counter set-up and the
+//    keystream XOR in the same body one group's trace passed that limit (measured in Chromium:
+//    CTR over 8 KiB 0.60 of the time before, with fixslicing);
 //  * round keys are read through one ref and an offset (Unsafe.Add), not sliced spans;
 //  * the key schedule's SubWord runs the S-box circuit on the 4 bytes alone (bit planes of 32-bit
 //    words), not on a 64-byte bitsliced state transposed in and out for 4 bytes of it.
@@ -33,6 +38,9 @@ internal readonly struct AesPortableFlat : IAes
 {
     /// <summary>Bytes handled per bitsliced pass: four blocks.</summary>
     private const int GroupBytes = 64;
+
+    /// <summary>Groups of counter blocks Ctr32Core hands to <see cref="EncryptGroups"/> in one call.</summary>
+    private const int BatchGroups = 8;
 
     /// <summary>Bytes of stack <see cref="BurnStack"/> overwrites after each operation (as AesPortable).</summary>
     private const int BurnBytes = 2048;
@@ -111,8 +119,13 @@ internal readonly struct AesPortableFlat : IAes
             // 0x1111.., 0x2222.., 0x4444.., 0x8888..: lane 0, 1, 2, 3 of every nibble.
             ulong comp0 = (q0 & 0x1111111111111111UL) | (q1 & 0x2222222222222222UL) | (q2 & 0x4444444444444444UL) | (q3 & 0x8888888888888888UL);
             ulong comp1 = (q4 & 0x1111111111111111UL) | (q5 & 0x2222222222222222UL) | (q6 & 0x4444444444444444UL) | (q7 & 0x8888888888888888UL);
-            ExpandCompressed(comp0, ref Unsafe.Add(ref sk, 8 * r));
-            ExpandCompressed(comp1, ref Unsafe.Add(ref sk, 8 * r + 4));
+
+            // Fixslicing: round key r meets a state r mod 4 ShiftRows behind (EncryptGroup), so it is
+            // stored that far behind too: ShiftRows applied (4 - r) mod 4 more times. It moves whole
+            // columns (nibbles), so it works on the compressed form, two words instead of eight.
+            int times = (4 - r) & 3;
+            ExpandCompressed(ShiftRowsTimes(comp0, times), ref Unsafe.Add(ref sk, 8 * r));
+            ExpandCompressed(ShiftRowsTimes(comp1, times), ref Unsafe.Add(ref sk, 8 * r + 4));
         }
 
         // Leave nothing from an earlier, longer key in the unused tail.
@@ -330,8 +343,9 @@ internal readonly struct AesPortableFlat : IAes
     private static void EncryptBlocksCore(ref ulong sk, int rounds, ReadOnlySpan<byte> input, Span<byte> output)
     {
         Span<byte> buffer = stackalloc byte[GroupBytes];
+        Span<ulong> state = stackalloc ulong[8];
         ref byte b = ref MemoryMarshal.GetReference(buffer);
-        ulong q0, q1, q2, q3, q4, q5, q6, q7;
+        ref ulong q = ref MemoryMarshal.GetReference(state);
 
         // Lengths are public. A partial group is padded with zero blocks, encrypted as a full group and
         // the padding discarded; the group is read before it is written, so input may alias output.
@@ -341,24 +355,26 @@ internal readonly struct AesPortableFlat : IAes
             int n = (int)Math.Min(GroupBytes, length - offset);
             buffer.Clear();
             input.Slice((int)offset, n).CopyTo(buffer);
-            InterleaveIn(Word(ref b, 0), Word(ref b, 4), Word(ref b, 8), Word(ref b, 12), out q0, out q4);
-            InterleaveIn(Word(ref b, 16), Word(ref b, 20), Word(ref b, 24), Word(ref b, 28), out q1, out q5);
-            InterleaveIn(Word(ref b, 32), Word(ref b, 36), Word(ref b, 40), Word(ref b, 44), out q2, out q6);
-            InterleaveIn(Word(ref b, 48), Word(ref b, 52), Word(ref b, 56), Word(ref b, 60), out q3, out q7);
-            EncryptGroup(ref sk, rounds, ref q0, ref q1, ref q2, ref q3, ref q4, ref q5, ref q6, ref q7);
-            Store(ref b, q0, q1, q2, q3, q4, q5, q6, q7);
+            InterleaveIn(Word(ref b, 0), Word(ref b, 4), Word(ref b, 8), Word(ref b, 12), out q, out Unsafe.Add(ref q, 4));
+            InterleaveIn(Word(ref b, 16), Word(ref b, 20), Word(ref b, 24), Word(ref b, 28), out Unsafe.Add(ref q, 1), out Unsafe.Add(ref q, 5));
+            InterleaveIn(Word(ref b, 32), Word(ref b, 36), Word(ref b, 40), Word(ref b, 44), out Unsafe.Add(ref q, 2), out Unsafe.Add(ref q, 6));
+            InterleaveIn(Word(ref b, 48), Word(ref b, 52), Word(ref b, 56), Word(ref b, 60), out Unsafe.Add(ref q, 3), out Unsafe.Add(ref q, 7));
+            EncryptGroups(ref sk, rounds, ref q, 1);
+            Store(ref b, ref q);
             buffer.Slice(0, n).CopyTo(output.Slice((int)offset, n));
         }
 
         CryptographicOperations.ZeroMemory(buffer);
+        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(state));
     }
 
     [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     private static void Ctr32Core(ref ulong sk, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
     {
         Span<byte> keystream = stackalloc byte[GroupBytes];
+        Span<ulong> state = stackalloc ulong[8 * BatchGroups];
         ref byte k = ref MemoryMarshal.GetReference(keystream);
-        ulong q0, q1, q2, q3, q4, q5, q6, q7;
+        ref ulong s = ref MemoryMarshal.GetReference(state);
 
         // RFC 8452 section 4: the counter is the first four bytes as a little-endian uint32, incremented
         // mod 2^32; the other twelve bytes stay. Block words are little-endian, so it is word 0.
@@ -371,32 +387,43 @@ internal readonly struct AesPortableFlat : IAes
         ref byte destination = ref MemoryMarshal.GetReference(output);
         nuint length = (nuint)input.Length;
         nuint offset = 0;
-        for (; offset < length; offset += GroupBytes)
+        while (offset < length)
         {
-            InterleaveIn(counter, w1, w2, w3, out q0, out q4);
-            InterleaveIn(unchecked(counter + 1), w1, w2, w3, out q1, out q5);
-            InterleaveIn(unchecked(counter + 2), w1, w2, w3, out q2, out q6);
-            InterleaveIn(unchecked(counter + 3), w1, w2, w3, out q3, out q7);
-            counter = unchecked(counter + 4);
-            EncryptGroup(ref sk, rounds, ref q0, ref q1, ref q2, ref q3, ref q4, ref q5, ref q6, ref q7);
-            Store(ref k, q0, q1, q2, q3, q4, q5, q6, q7);
-
-            // Each 8-byte word is read before it is written, so exact aliasing of input and output is safe.
-            nuint n = Math.Min(GroupBytes, length - offset);
-            nuint i = 0;
-            for (; i + 8 <= n; i += 8)
+            // Up to BatchGroups groups of counter blocks go through the cipher in one call (EncryptGroups).
+            int groups = (int)Math.Min(BatchGroups, (length - offset + GroupBytes - 1) / GroupBytes);
+            for (int g = 0; g < groups; g++)
             {
-                ulong v = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref source, offset + i)) ^ Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref k, i));
-                Unsafe.WriteUnaligned(ref Unsafe.Add(ref destination, offset + i), v);
+                ref ulong q = ref Unsafe.Add(ref s, 8 * g);
+                InterleaveIn(counter, w1, w2, w3, out q, out Unsafe.Add(ref q, 4));
+                InterleaveIn(unchecked(counter + 1), w1, w2, w3, out Unsafe.Add(ref q, 1), out Unsafe.Add(ref q, 5));
+                InterleaveIn(unchecked(counter + 2), w1, w2, w3, out Unsafe.Add(ref q, 2), out Unsafe.Add(ref q, 6));
+                InterleaveIn(unchecked(counter + 3), w1, w2, w3, out Unsafe.Add(ref q, 3), out Unsafe.Add(ref q, 7));
+                counter = unchecked(counter + 4);
             }
 
-            for (; i < n; i++)
+            EncryptGroups(ref sk, rounds, ref s, groups);
+            for (int g = 0; g < groups; g++, offset += GroupBytes)
             {
-                Unsafe.Add(ref destination, offset + i) = (byte)(Unsafe.Add(ref source, offset + i) ^ Unsafe.Add(ref k, i));
+                Store(ref k, ref Unsafe.Add(ref s, 8 * g));
+
+                // Each 8-byte word is read before it is written, so exact aliasing of input and output is safe.
+                nuint n = Math.Min(GroupBytes, length - offset);
+                nuint i = 0;
+                for (; i + 8 <= n; i += 8)
+                {
+                    ulong v = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref source, offset + i)) ^ Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref k, i));
+                    Unsafe.WriteUnaligned(ref Unsafe.Add(ref destination, offset + i), v);
+                }
+
+                for (; i < n; i++)
+                {
+                    Unsafe.Add(ref destination, offset + i) = (byte)(Unsafe.Add(ref source, offset + i) ^ Unsafe.Add(ref k, i));
+                }
             }
         }
 
         CryptographicOperations.ZeroMemory(keystream);
+        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(state));
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -404,12 +431,12 @@ internal readonly struct AesPortableFlat : IAes
 
     /// <summary>Transposes back and writes the four blocks (64 bytes) at <paramref name="b"/>.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void Store(ref byte b, ulong q0, ulong q1, ulong q2, ulong q3, ulong q4, ulong q5, ulong q6, ulong q7)
+    private static void Store(ref byte b, ref ulong q)
     {
-        StoreBlock(ref b, q0, q4);
-        StoreBlock(ref Unsafe.Add(ref b, 16), q1, q5);
-        StoreBlock(ref Unsafe.Add(ref b, 32), q2, q6);
-        StoreBlock(ref Unsafe.Add(ref b, 48), q3, q7);
+        StoreBlock(ref b, q, Unsafe.Add(ref q, 4));
+        StoreBlock(ref Unsafe.Add(ref b, 16), Unsafe.Add(ref q, 1), Unsafe.Add(ref q, 5));
+        StoreBlock(ref Unsafe.Add(ref b, 32), Unsafe.Add(ref q, 2), Unsafe.Add(ref q, 6));
+        StoreBlock(ref Unsafe.Add(ref b, 48), Unsafe.Add(ref q, 3), Unsafe.Add(ref q, 7));
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -463,16 +490,32 @@ internal readonly struct AesPortableFlat : IAes
     }
 
     /// <summary>
-    /// FIPS-197 Cipher() on four bitsliced blocks: transpose in, AddRoundKey, rounds - 1 full rounds,
-    /// a last round without MixColumns, transpose out. Round key r is the 8 words at sk + 8r. The
-    /// round is written out in this one body over locals (S-box, ShiftRows, MixColumns, AddRoundKey),
-    /// not as calls with the state passed by reference: the interpreter then reads and writes plain
-    /// locals, with no indirection per access (measured in docs/blazor.md).
+    /// <see cref="EncryptGroup"/> on <paramref name="count"/> groups in place, group g at state + 8g. Its
+    /// own method so that the jiterpreter's trace from this loop's head holds the whole group and fits
+    /// its module limit (see the file's header); one call serves up to eight groups.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void EncryptGroups(ref ulong sk, int rounds, ref ulong state, int count)
+    {
+        for (int g = 0; g < count; g++)
+        {
+            EncryptGroup(ref sk, rounds, ref Unsafe.Add(ref state, 8 * g));
+        }
+    }
+
+    /// <summary>
+    /// FIPS-197 Cipher() on four bitsliced blocks (the 8 words at <paramref name="q"/>, as InterleaveIn
+    /// left them), in place: transpose in, AddRoundKey, rounds - 1 full rounds, a last round without
+    /// MixColumns, the ShiftRows the fixsliced rounds skipped, transpose out. Round key r is the 8
+    /// words at sk + 8r. The round is written out in this one body over locals, not as calls with the
+    /// state passed by reference: the interpreter then reads and writes plain locals, with no
+    /// indirection per access (measured in docs/blazor.md).
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void EncryptGroup(ref ulong sk, int rounds, ref ulong q0, ref ulong q1, ref ulong q2, ref ulong q3, ref ulong q4, ref ulong q5, ref ulong q6, ref ulong q7)
+    private static void EncryptGroup(ref ulong sk, int rounds, ref ulong q)
     {
-        ulong a0 = q0, a1 = q1, a2 = q2, a3 = q3, a4 = q4, a5 = q5, a6 = q6, a7 = q7;
+        ulong a0 = q, a1 = Unsafe.Add(ref q, 1), a2 = Unsafe.Add(ref q, 2), a3 = Unsafe.Add(ref q, 3);
+        ulong a4 = Unsafe.Add(ref q, 4), a5 = Unsafe.Add(ref q, 5), a6 = Unsafe.Add(ref q, 6), a7 = Unsafe.Add(ref q, 7);
         Ortho(ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
         a0 ^= sk;
         a1 ^= Unsafe.Add(ref sk, 1);
@@ -619,42 +662,101 @@ internal readonly struct AesPortableFlat : IAes
             a1 = s6;
             a0 = s7;
 
-            // ShiftRows.
-            a0 = ShiftRow(a0);
-            a1 = ShiftRow(a1);
-            a2 = ShiftRow(a2);
-            a3 = ShiftRow(a3);
-            a4 = ShiftRow(a4);
-            a5 = ShiftRow(a5);
-            a6 = ShiftRow(a6);
-            a7 = ShiftRow(a7);
-
-            // MixColumns (AesPortable.MixColumns), in every round but the last. The round count is public.
+            // No ShiftRows (fixslicing, Adomnicai and Peyrin, "Fixslicing AES-like ciphers", 2020):
+            // ShiftRows cost 19 operations per plane, more than the S-box, and the interpreter pays
+            // per operation. The state stays k = r mod 4 ShiftRows behind the true one (true row j,
+            // column c is stored at column c + j * k), the round keys are stored the same way
+            // (ExpandKeyCore), and one correction after the last round catches up. MixColumns then
+            // needs, at row j, column c: row j + 1 at column c + k (ri below: the word rotated by a
+            // row, then each row's 16 bits by k columns, as two rotations under two masks) and rows
+            // j + 2, j + 3 shifted 2k further (vi: the same by two rows and 2k columns). The round
+            // number, not data, picks the branch.
             if (r != rounds)
             {
-                ulong r0 = BitOperations.RotateRight(a0, 16);
-                ulong r1 = BitOperations.RotateRight(a1, 16);
-                ulong r2 = BitOperations.RotateRight(a2, 16);
-                ulong r3 = BitOperations.RotateRight(a3, 16);
-                ulong r4 = BitOperations.RotateRight(a4, 16);
-                ulong r5 = BitOperations.RotateRight(a5, 16);
-                ulong r6 = BitOperations.RotateRight(a6, 16);
-                ulong r7 = BitOperations.RotateRight(a7, 16);
-                ulong m0 = a7 ^ r7 ^ r0 ^ BitOperations.RotateRight(a0 ^ r0, 32);
-                ulong m1 = a0 ^ r0 ^ a7 ^ r7 ^ r1 ^ BitOperations.RotateRight(a1 ^ r1, 32);
-                ulong m2 = a1 ^ r1 ^ r2 ^ BitOperations.RotateRight(a2 ^ r2, 32);
-                ulong m3 = a2 ^ r2 ^ a7 ^ r7 ^ r3 ^ BitOperations.RotateRight(a3 ^ r3, 32);
-                ulong m4 = a3 ^ r3 ^ a7 ^ r7 ^ r4 ^ BitOperations.RotateRight(a4 ^ r4, 32);
-                ulong m5 = a4 ^ r4 ^ r5 ^ BitOperations.RotateRight(a5 ^ r5, 32);
-                ulong m6 = a5 ^ r5 ^ r6 ^ BitOperations.RotateRight(a6 ^ r6, 32);
-                a7 = a6 ^ r6 ^ r7 ^ BitOperations.RotateRight(a7 ^ r7, 32);
-                a0 = m0;
-                a1 = m1;
-                a2 = m2;
-                a3 = m3;
-                a4 = m4;
-                a5 = m5;
-                a6 = m6;
+                ulong r0, r1, r2, r3, r4, r5, r6, r7;
+                int behind = r & 3;
+                if (behind == 0)
+                {
+                    r0 = BitOperations.RotateRight(a0, 16);
+                    r1 = BitOperations.RotateRight(a1, 16);
+                    r2 = BitOperations.RotateRight(a2, 16);
+                    r3 = BitOperations.RotateRight(a3, 16);
+                    r4 = BitOperations.RotateRight(a4, 16);
+                    r5 = BitOperations.RotateRight(a5, 16);
+                    r6 = BitOperations.RotateRight(a6, 16);
+                    r7 = BitOperations.RotateRight(a7, 16);
+                }
+                else if (behind == 1)
+                {
+                    r0 = (BitOperations.RotateRight(a0, 20) & 0x0FFF0FFF0FFF0FFFUL) | (BitOperations.RotateRight(a0, 4) & 0xF000F000F000F000UL);
+                    r1 = (BitOperations.RotateRight(a1, 20) & 0x0FFF0FFF0FFF0FFFUL) | (BitOperations.RotateRight(a1, 4) & 0xF000F000F000F000UL);
+                    r2 = (BitOperations.RotateRight(a2, 20) & 0x0FFF0FFF0FFF0FFFUL) | (BitOperations.RotateRight(a2, 4) & 0xF000F000F000F000UL);
+                    r3 = (BitOperations.RotateRight(a3, 20) & 0x0FFF0FFF0FFF0FFFUL) | (BitOperations.RotateRight(a3, 4) & 0xF000F000F000F000UL);
+                    r4 = (BitOperations.RotateRight(a4, 20) & 0x0FFF0FFF0FFF0FFFUL) | (BitOperations.RotateRight(a4, 4) & 0xF000F000F000F000UL);
+                    r5 = (BitOperations.RotateRight(a5, 20) & 0x0FFF0FFF0FFF0FFFUL) | (BitOperations.RotateRight(a5, 4) & 0xF000F000F000F000UL);
+                    r6 = (BitOperations.RotateRight(a6, 20) & 0x0FFF0FFF0FFF0FFFUL) | (BitOperations.RotateRight(a6, 4) & 0xF000F000F000F000UL);
+                    r7 = (BitOperations.RotateRight(a7, 20) & 0x0FFF0FFF0FFF0FFFUL) | (BitOperations.RotateRight(a7, 4) & 0xF000F000F000F000UL);
+                }
+                else if (behind == 2)
+                {
+                    r0 = (BitOperations.RotateRight(a0, 24) & 0x00FF00FF00FF00FFUL) | (BitOperations.RotateRight(a0, 8) & 0xFF00FF00FF00FF00UL);
+                    r1 = (BitOperations.RotateRight(a1, 24) & 0x00FF00FF00FF00FFUL) | (BitOperations.RotateRight(a1, 8) & 0xFF00FF00FF00FF00UL);
+                    r2 = (BitOperations.RotateRight(a2, 24) & 0x00FF00FF00FF00FFUL) | (BitOperations.RotateRight(a2, 8) & 0xFF00FF00FF00FF00UL);
+                    r3 = (BitOperations.RotateRight(a3, 24) & 0x00FF00FF00FF00FFUL) | (BitOperations.RotateRight(a3, 8) & 0xFF00FF00FF00FF00UL);
+                    r4 = (BitOperations.RotateRight(a4, 24) & 0x00FF00FF00FF00FFUL) | (BitOperations.RotateRight(a4, 8) & 0xFF00FF00FF00FF00UL);
+                    r5 = (BitOperations.RotateRight(a5, 24) & 0x00FF00FF00FF00FFUL) | (BitOperations.RotateRight(a5, 8) & 0xFF00FF00FF00FF00UL);
+                    r6 = (BitOperations.RotateRight(a6, 24) & 0x00FF00FF00FF00FFUL) | (BitOperations.RotateRight(a6, 8) & 0xFF00FF00FF00FF00UL);
+                    r7 = (BitOperations.RotateRight(a7, 24) & 0x00FF00FF00FF00FFUL) | (BitOperations.RotateRight(a7, 8) & 0xFF00FF00FF00FF00UL);
+                }
+                else
+                {
+                    r0 = (BitOperations.RotateRight(a0, 28) & 0x000F000F000F000FUL) | (BitOperations.RotateRight(a0, 12) & 0xFFF0FFF0FFF0FFF0UL);
+                    r1 = (BitOperations.RotateRight(a1, 28) & 0x000F000F000F000FUL) | (BitOperations.RotateRight(a1, 12) & 0xFFF0FFF0FFF0FFF0UL);
+                    r2 = (BitOperations.RotateRight(a2, 28) & 0x000F000F000F000FUL) | (BitOperations.RotateRight(a2, 12) & 0xFFF0FFF0FFF0FFF0UL);
+                    r3 = (BitOperations.RotateRight(a3, 28) & 0x000F000F000F000FUL) | (BitOperations.RotateRight(a3, 12) & 0xFFF0FFF0FFF0FFF0UL);
+                    r4 = (BitOperations.RotateRight(a4, 28) & 0x000F000F000F000FUL) | (BitOperations.RotateRight(a4, 12) & 0xFFF0FFF0FFF0FFF0UL);
+                    r5 = (BitOperations.RotateRight(a5, 28) & 0x000F000F000F000FUL) | (BitOperations.RotateRight(a5, 12) & 0xFFF0FFF0FFF0FFF0UL);
+                    r6 = (BitOperations.RotateRight(a6, 28) & 0x000F000F000F000FUL) | (BitOperations.RotateRight(a6, 12) & 0xFFF0FFF0FFF0FFF0UL);
+                    r7 = (BitOperations.RotateRight(a7, 28) & 0x000F000F000F000FUL) | (BitOperations.RotateRight(a7, 12) & 0xFFF0FFF0FFF0FFF0UL);
+                }
+
+                ulong u0 = a0 ^ r0, u1 = a1 ^ r1, u2 = a2 ^ r2, u3 = a3 ^ r3;
+                ulong u4 = a4 ^ r4, u5 = a5 ^ r5, u6 = a6 ^ r6, u7 = a7 ^ r7;
+                // With r0..r7 (row j + 1), ui holds rows j and j + 1, so vi = ui two rows on holds
+                // rows j + 2 and j + 3: the 2 * xtime(row j + row j + 1) + (row j + 1) + vi of
+                // AesPortable.MixColumns, plane by plane.
+                ulong v0, v1, v2, v3, v4, v5, v6, v7;
+                if ((behind & 1) == 0)
+                {
+                    v0 = BitOperations.RotateRight(u0, 32);
+                    v1 = BitOperations.RotateRight(u1, 32);
+                    v2 = BitOperations.RotateRight(u2, 32);
+                    v3 = BitOperations.RotateRight(u3, 32);
+                    v4 = BitOperations.RotateRight(u4, 32);
+                    v5 = BitOperations.RotateRight(u5, 32);
+                    v6 = BitOperations.RotateRight(u6, 32);
+                    v7 = BitOperations.RotateRight(u7, 32);
+                }
+                else
+                {
+                    v0 = (BitOperations.RotateRight(u0, 40) & 0x00FF00FF00FF00FFUL) | (BitOperations.RotateRight(u0, 24) & 0xFF00FF00FF00FF00UL);
+                    v1 = (BitOperations.RotateRight(u1, 40) & 0x00FF00FF00FF00FFUL) | (BitOperations.RotateRight(u1, 24) & 0xFF00FF00FF00FF00UL);
+                    v2 = (BitOperations.RotateRight(u2, 40) & 0x00FF00FF00FF00FFUL) | (BitOperations.RotateRight(u2, 24) & 0xFF00FF00FF00FF00UL);
+                    v3 = (BitOperations.RotateRight(u3, 40) & 0x00FF00FF00FF00FFUL) | (BitOperations.RotateRight(u3, 24) & 0xFF00FF00FF00FF00UL);
+                    v4 = (BitOperations.RotateRight(u4, 40) & 0x00FF00FF00FF00FFUL) | (BitOperations.RotateRight(u4, 24) & 0xFF00FF00FF00FF00UL);
+                    v5 = (BitOperations.RotateRight(u5, 40) & 0x00FF00FF00FF00FFUL) | (BitOperations.RotateRight(u5, 24) & 0xFF00FF00FF00FF00UL);
+                    v6 = (BitOperations.RotateRight(u6, 40) & 0x00FF00FF00FF00FFUL) | (BitOperations.RotateRight(u6, 24) & 0xFF00FF00FF00FF00UL);
+                    v7 = (BitOperations.RotateRight(u7, 40) & 0x00FF00FF00FF00FFUL) | (BitOperations.RotateRight(u7, 24) & 0xFF00FF00FF00FF00UL);
+                }
+
+                a0 = u7 ^ r0 ^ v0;
+                a1 = u0 ^ u7 ^ r1 ^ v1;
+                a2 = u1 ^ r2 ^ v2;
+                a3 = u2 ^ u7 ^ r3 ^ v3;
+                a4 = u3 ^ u7 ^ r4 ^ v4;
+                a5 = u4 ^ r5 ^ v5;
+                a6 = u5 ^ r6 ^ v6;
+                a7 = u6 ^ r7 ^ v7;
             }
 
             // AddRoundKey.
@@ -669,15 +771,24 @@ internal readonly struct AesPortableFlat : IAes
             a7 ^= Unsafe.Add(ref k, 7);
         }
 
+        // Both round counts (10, 14) leave the state 2 ShiftRows behind: catch up once.
+        a0 = ShiftRowsTwice(a0);
+        a1 = ShiftRowsTwice(a1);
+        a2 = ShiftRowsTwice(a2);
+        a3 = ShiftRowsTwice(a3);
+        a4 = ShiftRowsTwice(a4);
+        a5 = ShiftRowsTwice(a5);
+        a6 = ShiftRowsTwice(a6);
+        a7 = ShiftRowsTwice(a7);
         Ortho(ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
-        q0 = a0;
-        q1 = a1;
-        q2 = a2;
-        q3 = a3;
-        q4 = a4;
-        q5 = a5;
-        q6 = a6;
-        q7 = a7;
+        q = a0;
+        Unsafe.Add(ref q, 1) = a1;
+        Unsafe.Add(ref q, 2) = a2;
+        Unsafe.Add(ref q, 3) = a3;
+        Unsafe.Add(ref q, 4) = a4;
+        Unsafe.Add(ref q, 5) = a5;
+        Unsafe.Add(ref q, 6) = a6;
+        Unsafe.Add(ref q, 7) = a7;
     }
 
     /// <summary>AesPortable.Ortho (BearSSL br_aes_ct64_ortho): the 8x8 bit-matrix transposition, an involution.</summary>
@@ -707,16 +818,30 @@ internal readonly struct AesPortableFlat : IAes
         y = ((a & highMask) >> shift) | (b & highMask);
     }
 
-    /// <summary>AesPortable.ShiftRows on one plane: row r (bits 16r..16r+15) rotates by r columns (4 bits each).</summary>
+    /// <summary>
+    /// ShiftRows applied <paramref name="times"/> (0-3, public) times to one plane, or to a compressed
+    /// round key: row j's 16 bits rotate right by 4 * (j * times mod 4) bits, column c taking column
+    /// c + j * times. Once is AesPortable.ShiftRows; three times is its inverse.
+    /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static ulong ShiftRow(ulong x) =>
-        (x & 0x000000000000FFFFUL)                // row 0: unchanged
-        | ((x & 0x00000000FFF00000UL) >> 4)       // row 1: columns 1..3 down one column
-        | ((x & 0x00000000000F0000UL) << 12)      //        column 0 to column 3
-        | ((x & 0x0000FF0000000000UL) >> 8)       // row 2: swap column pairs (rotate by 2)
-        | ((x & 0x000000FF00000000UL) << 8)
-        | ((x & 0xF000000000000000UL) >> 12)      // row 3: column 3 to column 0
-        | ((x & 0x0FFF000000000000UL) << 4);      //        columns 0..2 up one column
+    internal static ulong ShiftRowsTimes(ulong x, int times) => times switch
+    {
+        0 => x,
+        1 => (x & 0x000000000000FFFFUL)
+            | ((x & 0x00000000FFF00000UL) >> 4) | ((x & 0x00000000000F0000UL) << 12)     // row 1: one column
+            | ((x & 0x0000FF0000000000UL) >> 8) | ((x & 0x000000FF00000000UL) << 8)      // row 2: two
+            | ((x & 0xF000000000000000UL) >> 12) | ((x & 0x0FFF000000000000UL) << 4),    // row 3: three
+        2 => ShiftRowsTwice(x),
+        _ => (x & 0x000000000000FFFFUL)
+            | ((x & 0x00000000F0000000UL) >> 12) | ((x & 0x000000000FFF0000UL) << 4)     // row 1: three columns
+            | ((x & 0x0000FF0000000000UL) >> 8) | ((x & 0x000000FF00000000UL) << 8)      // row 2: two
+            | ((x & 0xFFF0000000000000UL) >> 4) | ((x & 0x000F000000000000UL) << 12),    // row 3: one
+    };
+
+    /// <summary>ShiftRows twice on one plane: rows 0 and 2 stay, rows 1 and 3 swap their column pairs (their two bytes).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static ulong ShiftRowsTwice(ulong x) =>
+        (x & 0x0000FFFF0000FFFFUL) | ((x >> 8) & 0x00FF000000FF0000UL) | ((x << 8) & 0xFF000000FF000000UL);
 
     private static void CheckRounds(int rounds)
     {
