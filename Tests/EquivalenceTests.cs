@@ -120,6 +120,35 @@ public class EquivalenceTests
         Assert.That(() => AesPortable.Ctr32(schedule, 10, new byte[16], new byte[16], new byte[17]), Throws.ArgumentException.With.Property("ParamName").EqualTo("output").And.Message.StartsWith("Input and output lengths differ."));
     }
 
+    // PolyvalPortable goes four blocks at a time (H^2..H^4, one reduction per four) once Init was told of
+    // AggregateBlocks blocks or more; fewer go one at a time. Both must give the same value for any
+    // length and any split into updates, independently of the hardware backends above.
+    [Test]
+    public void PortablePolyvalFourAtATimeMatchesOneAtATime()
+    {
+        var random = new Random(Seed + 31);
+        byte[] h = Bytes(random, 16);
+        for (int blocks = 0; blocks <= 41; blocks++)
+        {
+            byte[] data = Bytes(random, blocks * 16);
+            PolyvalKey single = default, aggregated = default;
+            PolyvalPortable.Init(h, 1, ref single);
+            PolyvalPortable.Init(h, PolyvalPortable.AggregateBlocks, ref aggregated);
+            byte[] expected = new byte[16];
+            PolyvalPortable.Update(in single, expected, data);
+            foreach (int piece in new[] { 16, 48, 80, data.Length })
+            {
+                byte[] actual = new byte[16];
+                for (int offset = 0; offset < data.Length; offset += piece)
+                {
+                    PolyvalPortable.Update(in aggregated, actual, data.AsSpan(offset, Math.Min(piece, data.Length - offset)));
+                }
+
+                Assert.That(actual, Is.EqualTo(expected), $"{blocks} blocks in {piece}-byte pieces");
+            }
+        }
+    }
+
     // The same for the portable POLYVAL: the key and accumulator sizes and the input length.
     [Test]
     public void PortablePolyvalRefusesBadArguments()

@@ -13,6 +13,10 @@
 //  * The high 64 bits come from the bit-reversal identity rev64(clmul_lo(rev64(a), rev64(b))) >> 1.
 //  * Karatsuba turns the 128x128 product into three 64x64 products (six Bmul64 calls with the
 //    reversed ones), and a Montgomery-style reduction by x^128 with shifts and XORs gives dot().
+//  * From AggregateBlocks blocks on, four blocks share one reduction (Horner's rule with H^2..H^4
+//    precomputed): the products are summed, and the middle terms, the reversal of the high halves
+//    and the reduction, being linear, run once per four blocks. Measured in Chromium over 8 KiB:
+//    0.87 of the time one block at a time (docs/blazor.md).
 
 using System;
 using System.Buffers.Binary;
@@ -32,6 +36,15 @@ internal readonly struct PolyvalPortable : IPolyval
     private const ulong M2 = 0x4444444444444444UL;
     private const ulong M3 = 0x8888888888888888UL;
 
+    /// <summary>Words per power of H in the key: h0, h1, h0 ^ h1 and their three bit reversals.</summary>
+    private const int PowerWords = 6;
+
+    /// <summary>Where Init says whether H^2..H^4 are there (1) or not (0), after four powers.</summary>
+    private const int FlagIndex = 4 * PowerWords;
+
+    /// <summary>Messages with at least this many blocks get H^2..H^4 and go four blocks at a time.</summary>
+    internal const int AggregateBlocks = 16;
+
     /// <summary>Bytes of stack <see cref="BurnStack"/> overwrites after each update.</summary>
     private const int BurnBytes = 1024;
 
@@ -39,21 +52,36 @@ internal readonly struct PolyvalPortable : IPolyval
 
     public static void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
     {
-        // blockCount lets wide backends decide whether to precompute powers of H; this backend
-        // multiplies one block at a time by H itself and has nothing to precompute.
-        _ = blockCount;
-
         if (h.Length != 16)
         {
             throw new ArgumentException("POLYVAL key must be 16 bytes.", nameof(h));
         }
 
-        // H as two little-endian ulongs: key[0] = x^0..x^63, key[1] = x^64..x^127.
-        key[0] = BinaryPrimitives.ReadUInt64LittleEndian(h);
-        key[1] = BinaryPrimitives.ReadUInt64LittleEndian(h.Slice(8));
+        // H as two little-endian ulongs (x^0..x^63, then x^64..x^127), with its Karatsuba operands.
+        ulong h0 = BinaryPrimitives.ReadUInt64LittleEndian(h);
+        ulong h1 = BinaryPrimitives.ReadUInt64LittleEndian(h.Slice(8));
+        StorePower(ref key[0], h0, h1);
+
+        // A message of AggregateBlocks blocks or more also gets H^2..H^4 (in dot's Montgomery form):
+        // four blocks then share one reduction and the bit reversals of their high products. The
+        // count is public (a length); the three multiplies cost about what aggregation saves on 16
+        // blocks, so shorter messages go one block at a time.
+        bool aggregate = blockCount >= AggregateBlocks;
+        key[FlagIndex] = aggregate ? 1UL : 0UL;
+        if (aggregate)
+        {
+            ulong a0 = h0, a1 = h1;
+            Dot(ref a0, ref a1, ref key[0]);                       // H^2 x^-128
+            StorePower(ref key[PowerWords], a0, a1);
+            ulong b0 = a0, b1 = a1;
+            Dot(ref b0, ref b1, ref key[0]);                       // H^3 x^-256
+            StorePower(ref key[2 * PowerWords], b0, b1);
+            Dot(ref a0, ref a1, ref key[PowerWords]);              // H^4 x^-384
+            StorePower(ref key[3 * PowerWords], a0, a1);
+        }
     }
 
-    /// <summary>H is the first 16 bytes; the wipe covers the whole key anyway (this backend is not the fast path).</summary>
+    /// <summary>Init writes at most the first 25 words; the wipe covers the whole key (this backend is not the fast path).</summary>
     public static int UnusedKeyPrefixBytes(int blockCount) => 0;
 
     public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
@@ -67,11 +95,11 @@ internal readonly struct PolyvalPortable : IPolyval
             throw new ArgumentException("Input length must be a multiple of 16.", nameof(blocks));
         }
 
-        UpdateCore(key[0], key[1], accumulator, blocks);
+        UpdateCore(ref Unsafe.AsRef(in key[0]), accumulator, blocks);
         BurnStack();
     }
 
-    /// <summary>One block at a time either way: the two parts are two updates.</summary>
+    /// <summary>The two parts are two updates.</summary>
     public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last)
     {
         if (!blocks.IsEmpty)
@@ -82,51 +110,85 @@ internal readonly struct PolyvalPortable : IPolyval
         Update(in key, accumulator, last);
     }
 
-    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
-    private static void UpdateCore(ulong h0, ulong h1, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
+    /// <summary>Writes H^k's words (h0, h1, h0 ^ h1 and their bit reversals) at <paramref name="power"/>.</summary>
+    private static void StorePower(ref ulong power, ulong h0, ulong h1)
     {
-        // H's Karatsuba operands and their bit reversals, computed once per call.
-        ulong h2 = h0 ^ h1;
-        ulong h0r = Rev64(h0);
-        ulong h1r = Rev64(h1);
-        ulong h2r = h0r ^ h1r;
+        power = h0;
+        Unsafe.Add(ref power, 1) = h1;
+        Unsafe.Add(ref power, 2) = h0 ^ h1;
+        Unsafe.Add(ref power, 3) = Rev64(h0);
+        Unsafe.Add(ref power, 4) = Rev64(h1);
+        Unsafe.Add(ref power, 5) = Rev64(h0) ^ Rev64(h1);
+    }
 
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
+    private static void UpdateCore(ref ulong key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
+    {
         ulong y0 = BinaryPrimitives.ReadUInt64LittleEndian(accumulator);
         ulong y1 = BinaryPrimitives.ReadUInt64LittleEndian(accumulator.Slice(8));
+        ref byte x = ref MemoryMarshal.GetReference(blocks);
+        int maxChunk = Unsafe.Add(ref key, FlagIndex) != 0 ? 4 : 1;
 
-        // One block at a time (Horner): acc = dot(acc ^ X, H). The count is public (input length).
-        for (int offset = 0; offset < blocks.Length; offset += 16)
+        // Horner's rule a chunk of up to four blocks at a time: S = dot(S ^ X1, H^c) + dot(X2, H^(c-1))
+        // + ... + dot(Xc, H) (with H^k in dot's form, the chunk's sum is Horner's c steps). The six
+        // Karatsuba products of every block are summed first; their middle terms, the reversal of the
+        // high halves and the reduction are all linear, so they run once per chunk. Counts are public.
+        for (int offset = 0; offset < blocks.Length;)
         {
-            y0 ^= BinaryPrimitives.ReadUInt64LittleEndian(blocks.Slice(offset));
-            y1 ^= BinaryPrimitives.ReadUInt64LittleEndian(blocks.Slice(offset + 8));
-            Dot(ref y0, ref y1, h0, h1, h2, h0r, h1r, h2r);
+            int chunk = Math.Min(maxChunk, (blocks.Length - offset) / 16);
+            ulong z0 = 0, z1 = 0, z2 = 0, z0h = 0, z1h = 0, z2h = 0;
+            for (int i = 0; i < chunk; i++, offset += 16)
+            {
+                ulong a0 = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref x, offset));
+                ulong a1 = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref x, offset + 8));
+                if (!BitConverter.IsLittleEndian)
+                {
+                    a0 = BinaryPrimitives.ReverseEndianness(a0);
+                    a1 = BinaryPrimitives.ReverseEndianness(a1);
+                }
+
+                // The chunk's first block carries the accumulator (y is zero after it).
+                a0 ^= y0;
+                a1 ^= y1;
+                y0 = 0;
+                y1 = 0;
+                ref ulong h = ref Unsafe.Add(ref key, (chunk - 1 - i) * PowerWords);
+                ulong a0r = Rev64(a0), a1r = Rev64(a1);
+                z0 ^= Bmul64(a0, h);
+                z1 ^= Bmul64(a1, Unsafe.Add(ref h, 1));
+                z2 ^= Bmul64(a0 ^ a1, Unsafe.Add(ref h, 2));
+                z0h ^= Bmul64(a0r, Unsafe.Add(ref h, 3));
+                z1h ^= Bmul64(a1r, Unsafe.Add(ref h, 4));
+                z2h ^= Bmul64(a0r ^ a1r, Unsafe.Add(ref h, 5));
+            }
+
+            Reduce(z0, z1, z2, z0h, z1h, z2h, out y0, out y1);
         }
 
         BinaryPrimitives.WriteUInt64LittleEndian(accumulator, y0);
         BinaryPrimitives.WriteUInt64LittleEndian(accumulator.Slice(8), y1);
     }
 
+    /// <summary>(y1:y0) = dot(y1:y0, H^k) for the power whose words start at <paramref name="h"/>.</summary>
+    private static void Dot(ref ulong y0, ref ulong y1, ref ulong h)
+    {
+        ulong a0 = y0, a1 = y1, a0r = Rev64(a0), a1r = Rev64(a1);
+        Reduce(
+            Bmul64(a0, h), Bmul64(a1, Unsafe.Add(ref h, 1)), Bmul64(a0 ^ a1, Unsafe.Add(ref h, 2)),
+            Bmul64(a0r, Unsafe.Add(ref h, 3)), Bmul64(a1r, Unsafe.Add(ref h, 4)), Bmul64(a0r ^ a1r, Unsafe.Add(ref h, 5)),
+            out y0,
+            out y1);
+    }
+
     /// <summary>
-    /// (y1:y0) = dot(y1:y0, h1:h0) = y * h * x^-128 mod P. h2 = h0 ^ h1; the *r values are Rev64 of
-    /// the corresponding h.
+    /// Finishes dot(): from the Karatsuba products of a 128x128 carry-less multiply (low halves z0, z1,
+    /// z2 = lo(A0H0), lo(A1H1), lo((A0+A1)(H0+H1)); the same three of the bit-reversed operands),
+    /// the 256-bit product, then its Montgomery reduction by x^128: (y1:y0) = a * h * x^-128 mod P.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void Dot(ref ulong y0, ref ulong y1, ulong h0, ulong h1, ulong h2, ulong h0r, ulong h1r, ulong h2r)
+    private static void Reduce(ulong z0, ulong z1, ulong z2, ulong z0h, ulong z1h, ulong z2h, out ulong y0, out ulong y1)
     {
-        ulong a0 = y0, a1 = y1;
-        ulong a2 = a0 ^ a1;
-        ulong a0r = Rev64(a0);
-        ulong a1r = Rev64(a1);
-        ulong a2r = a0r ^ a1r;
-
         // Karatsuba: a*h = A0H0 + (A0H1 + A1H0) x^64 + A1H1 x^128, middle = (A0+A1)(H0+H1) - A0H0 - A1H1.
-        // Low 64 bits of each 64x64 product directly, high 64 bits through the reversed operands.
-        ulong z0 = Bmul64(a0, h0);
-        ulong z1 = Bmul64(a1, h1);
-        ulong z2 = Bmul64(a2, h2);
-        ulong z0h = Bmul64(a0r, h0r);
-        ulong z1h = Bmul64(a1r, h1r);
-        ulong z2h = Bmul64(a2r, h2r);
         z2 ^= z0 ^ z1;
         z2h ^= z0h ^ z1h;
         // rev64(clmul_lo(rev64 a, rev64 b)) holds product bits 63..126 at 0..63; >> 1 gives 64..127
