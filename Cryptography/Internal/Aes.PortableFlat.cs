@@ -494,7 +494,7 @@ internal readonly struct AesPortableFlat : IAes
     /// own method so that the jiterpreter's trace from this loop's head holds the whole group and fits
     /// its module limit (see the file's header); one call serves up to eight groups.
     /// </summary>
-    [MethodImpl(MethodImplOptions.NoInlining)]
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)] // as the cores: never a Tier0 frame of every local, below the callers' burn
     private static void EncryptGroups(ref ulong sk, int rounds, ref ulong state, int count)
     {
         for (int g = 0; g < count; g++)

@@ -57,27 +57,33 @@ internal readonly struct PolyvalPortable : IPolyval
             throw new ArgumentException("POLYVAL key must be 16 bytes.", nameof(h));
         }
 
-        // H as two little-endian ulongs (x^0..x^63, then x^64..x^127), with its Karatsuba operands.
-        ulong h0 = BinaryPrimitives.ReadUInt64LittleEndian(h);
-        ulong h1 = BinaryPrimitives.ReadUInt64LittleEndian(h.Slice(8));
-        StorePower(ref key[0], h0, h1);
-
         // A message of AggregateBlocks blocks or more also gets H^2..H^4 (in dot's Montgomery form):
         // four blocks then share one reduction and the bit reversals of their high products. The
         // count is public (a length); the three multiplies cost about what aggregation saves on 16
         // blocks, so shorter messages go one block at a time.
-        bool aggregate = blockCount >= AggregateBlocks;
-        key[FlagIndex] = aggregate ? 1UL : 0UL;
+        InitCore(h, blockCount >= AggregateBlocks, ref key[0]);
+        BurnStack();
+    }
+
+    // Its own optimised frame, burnt by Init: the powers of H pass through locals the JIT may spill.
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
+    private static void InitCore(ReadOnlySpan<byte> h, bool aggregate, ref ulong key)
+    {
+        // H as two little-endian ulongs (x^0..x^63, then x^64..x^127), with its Karatsuba operands.
+        ulong h0 = BinaryPrimitives.ReadUInt64LittleEndian(h);
+        ulong h1 = BinaryPrimitives.ReadUInt64LittleEndian(h.Slice(8));
+        StorePower(ref key, h0, h1);
+        Unsafe.Add(ref key, FlagIndex) = aggregate ? 1UL : 0UL;
         if (aggregate)
         {
             ulong a0 = h0, a1 = h1;
-            Dot(ref a0, ref a1, ref key[0]);                       // H^2 x^-128
-            StorePower(ref key[PowerWords], a0, a1);
+            Dot(ref a0, ref a1, ref key);                                  // H^2 x^-128
+            StorePower(ref Unsafe.Add(ref key, PowerWords), a0, a1);
             ulong b0 = a0, b1 = a1;
-            Dot(ref b0, ref b1, ref key[0]);                       // H^3 x^-256
-            StorePower(ref key[2 * PowerWords], b0, b1);
-            Dot(ref a0, ref a1, ref key[PowerWords]);              // H^4 x^-384
-            StorePower(ref key[3 * PowerWords], a0, a1);
+            Dot(ref b0, ref b1, ref key);                                  // H^3 x^-256
+            StorePower(ref Unsafe.Add(ref key, 2 * PowerWords), b0, b1);
+            Dot(ref a0, ref a1, ref Unsafe.Add(ref key, PowerWords));      // H^4 x^-384
+            StorePower(ref Unsafe.Add(ref key, 3 * PowerWords), a0, a1);
         }
     }
 
@@ -111,6 +117,7 @@ internal readonly struct PolyvalPortable : IPolyval
     }
 
     /// <summary>Writes H^k's words (h0, h1, h0 ^ h1 and their bit reversals) at <paramref name="power"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void StorePower(ref ulong power, ulong h0, ulong h1)
     {
         power = h0;
@@ -170,6 +177,7 @@ internal readonly struct PolyvalPortable : IPolyval
     }
 
     /// <summary>(y1:y0) = dot(y1:y0, H^k) for the power whose words start at <paramref name="h"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void Dot(ref ulong y0, ref ulong y1, ref ulong h)
     {
         ulong a0 = y0, a1 = y1, a0r = Rev64(a0), a1r = Rev64(a1);
@@ -255,7 +263,7 @@ internal readonly struct PolyvalPortable : IPolyval
     }
 
     /// <summary>
-    /// Overwrites the stack below the caller's frame, where <see cref="UpdateCore"/> just ran. It
+    /// Overwrites the stack below the caller's frame, where <see cref="UpdateCore"/> or <see cref="InitCore"/> just ran. It
     /// holds H, the accumulator and every partial product only in scalar locals, which the JIT
     /// keeps in registers or spills to frame slots C# cannot name; zeroing this region removes
     /// whatever was spilled. The frame is a few hundred bytes; BurnBytes leaves a wide margin.
