@@ -3,7 +3,7 @@
 // this runtime has against the portable one (per primitive and end to end), tamper (output wiped),
 // Seal/Open. The vector files and loaders are Tests/' own (linked, see BrowserHost.csproj); each
 // check mirrors a test in Tests/ (named in its comment). The record layer's checks are in
-// RecordLayerChecks.cs.
+// RecordLayerChecks.cs, what a call leaves in the interpreter's stack in StackChecks.cs.
 
 using System;
 using System.Collections.Generic;
@@ -94,6 +94,7 @@ public static class BrowserChecks
             ("equivalence with portable", Equivalence),
             ("tamper", Tamper),
             ("Seal/Open", SealOpen),
+            ("interpreter stack", StackChecks.Run),
             ("record layer aes256gcmsiv", (r, _) => RecordLayerChecks.Run(r)),
         ];
 

@@ -12,6 +12,8 @@
 using System;
 using System.Globalization;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Security.Cryptography;
 
 namespace Cryptography.Internal;
 
@@ -49,15 +51,84 @@ internal class Backend<TAes, TPolyval, TDecryptLoop>(AesGcmSivBackend id) : Back
     // at Tier0 is call-counted and later patched, and the runtime's tier-up work can run on this
     // thread while vector registers still hold the last round key, saving them in a frame below.
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public override void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule) => TAes.ExpandKey(key, ref schedule);
+    public override void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule)
+    {
+        try
+        {
+            TAes.ExpandKey(key, ref schedule);
+        }
+        finally
+        {
+            InterpreterStack.BurnInBrowser();
+        }
+    }
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public override void Encrypt(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData) =>
-        GcmSiv<TAes, TPolyval>.Encrypt(in schedule, rounds, nonce, plaintext, ciphertext, tag, associatedData);
+    public override void Encrypt(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
+    {
+        try
+        {
+            GcmSiv<TAes, TPolyval>.Encrypt(in schedule, rounds, nonce, plaintext, ciphertext, tag, associatedData);
+        }
+        finally
+        {
+            InterpreterStack.BurnInBrowser();
+        }
+    }
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public override bool Decrypt(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData) =>
-        GcmSiv<TAes, TPolyval>.Decrypt<TDecryptLoop>(in schedule, rounds, nonce, ciphertext, tag, plaintext, associatedData);
+    public override bool Decrypt(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData)
+    {
+        try
+        {
+            return GcmSiv<TAes, TPolyval>.Decrypt<TDecryptLoop>(in schedule, rounds, nonce, ciphertext, tag, plaintext, associatedData);
+        }
+        finally
+        {
+            InterpreterStack.BurnInBrowser();
+        }
+    }
+}
+
+/// <summary>
+/// Clears what a message's computation left in the browser interpreter's stack. The browser's .NET
+/// interprets IL (its jiterpreter compiles hot traces that work on the same frames): every local of
+/// a method, the bitsliced state and S-box terms of a round or POLYVAL's accumulator included, lives
+/// in a frame of the interpreter's own stack in WebAssembly memory, and stays there after the call
+/// returns. The portable backends' stack burns use stackalloc, which the interpreter takes from a
+/// separate allocator, so they do not reach those frames (a browser check found the last CTR group's
+/// keystream there after an encryption: Browser/BrowserHost/StackChecks.cs). The frames of a call
+/// begin where the caller's end, so one local as large as the deepest chain of the library's frames,
+/// zeroed right after the call, overwrites them all.
+/// </summary>
+internal static class InterpreterStack
+{
+    /// <summary>Bytes zeroed: more than GcmSiv's frame (its MessageState) and the deepest chain below it.</summary>
+    private const int BurnBytes = 8192;
+
+    [InlineArray(BurnBytes / sizeof(ulong))]
+    private struct Area
+    {
+        private ulong _element0;
+    }
+
+    /// <summary>Does nothing outside the browser: a JIT keeps frames on the machine stack, which the backends' own burns reach.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void BurnInBrowser()
+    {
+        if (OperatingSystem.IsBrowser())
+        {
+            Burn();
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    [SkipLocalsInit] // ZeroMemory does the clearing, once
+    private static void Burn()
+    {
+        Unsafe.SkipInit(out Area area);
+        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes((Span<ulong>)area));
+    }
 }
 
 internal static class Backends
