@@ -662,6 +662,13 @@ internal readonly struct AesPortable : IAes
     [SkipLocalsInit] // ZeroMemory below does the clearing; no need for the prolog to do it too
     private static void BurnStack()
     {
+        // The browser's interpreter keeps locals in frames of its own stack, which stackalloc memory
+        // is not taken from: there Backend clears those frames once the whole call is done (InterpreterStack).
+        if (OperatingSystem.IsBrowser())
+        {
+            return;
+        }
+
         Span<byte> scratch = stackalloc byte[BurnBytes];
         CryptographicOperations.ZeroMemory(scratch);
     }

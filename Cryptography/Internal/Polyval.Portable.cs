@@ -90,30 +90,22 @@ internal readonly struct PolyvalPortable : IPolyval
     /// <summary>Init writes at most the first 25 words; the wipe covers the whole key (this backend is not the fast path).</summary>
     public static int UnusedKeyPrefixBytes(int blockCount) => 0;
 
-    public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
+    public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks) => Update(in key, accumulator, blocks, default);
+
+    /// <summary>Both parts in one pass: one set-up and one stack burn, which the browser's interpreter pays per call.</summary>
+    public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last)
     {
         if (accumulator.Length != 16)
         {
             throw new ArgumentException("Accumulator must be 16 bytes.", nameof(accumulator));
         }
-        if ((blocks.Length & 15) != 0)
+        if (((blocks.Length | last.Length) & 15) != 0)
         {
             throw new ArgumentException("Input length must be a multiple of 16.", nameof(blocks));
         }
 
-        UpdateCore(ref Unsafe.AsRef(in key[0]), accumulator, blocks);
+        UpdateCore(ref Unsafe.AsRef(in key[0]), accumulator, blocks, last);
         BurnStack();
-    }
-
-    /// <summary>The two parts are two updates.</summary>
-    public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last)
-    {
-        if (!blocks.IsEmpty)
-        {
-            Update(in key, accumulator, blocks);
-        }
-
-        Update(in key, accumulator, last);
     }
 
     /// <summary>Writes H^k's words (h0, h1, h0 ^ h1 and their bit reversals) at <paramref name="power"/>.</summary>
@@ -129,47 +121,52 @@ internal readonly struct PolyvalPortable : IPolyval
     }
 
     [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
-    private static void UpdateCore(ref ulong key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
+    private static void UpdateCore(ref ulong key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last)
     {
         ulong y0 = BinaryPrimitives.ReadUInt64LittleEndian(accumulator);
         ulong y1 = BinaryPrimitives.ReadUInt64LittleEndian(accumulator.Slice(8));
-        ref byte x = ref MemoryMarshal.GetReference(blocks);
         int maxChunk = Unsafe.Add(ref key, FlagIndex) != 0 ? 4 : 1;
 
         // Horner's rule a chunk of up to four blocks at a time: S = dot(S ^ X1, H^c) + dot(X2, H^(c-1))
         // + ... + dot(Xc, H) (with H^k in dot's form, the chunk's sum is Horner's c steps). The six
         // Karatsuba products of every block are summed first; their middle terms, the reversal of the
         // high halves and the reduction are all linear, so they run once per chunk. Counts are public.
-        for (int offset = 0; offset < blocks.Length;)
+        // The blocks, then the last ones (one loop, so one copy of the code for the interpreter).
+        for (int part = 0; part < 2; part++)
         {
-            int chunk = Math.Min(maxChunk, (blocks.Length - offset) / 16);
-            ulong z0 = 0, z1 = 0, z2 = 0, z0h = 0, z1h = 0, z2h = 0;
-            for (int i = 0; i < chunk; i++, offset += 16)
+            ReadOnlySpan<byte> data = part == 0 ? blocks : last;
+            ref byte x = ref MemoryMarshal.GetReference(data);
+            for (int offset = 0; offset < data.Length;)
             {
-                ulong a0 = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref x, offset));
-                ulong a1 = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref x, offset + 8));
-                if (!BitConverter.IsLittleEndian)
+                int chunk = Math.Min(maxChunk, (data.Length - offset) / 16);
+                ulong z0 = 0, z1 = 0, z2 = 0, z0h = 0, z1h = 0, z2h = 0;
+                for (int i = 0; i < chunk; i++, offset += 16)
                 {
-                    a0 = BinaryPrimitives.ReverseEndianness(a0);
-                    a1 = BinaryPrimitives.ReverseEndianness(a1);
+                    ulong a0 = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref x, offset));
+                    ulong a1 = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref x, offset + 8));
+                    if (!BitConverter.IsLittleEndian)
+                    {
+                        a0 = BinaryPrimitives.ReverseEndianness(a0);
+                        a1 = BinaryPrimitives.ReverseEndianness(a1);
+                    }
+
+                    // The chunk's first block carries the accumulator (y is zero after it).
+                    a0 ^= y0;
+                    a1 ^= y1;
+                    y0 = 0;
+                    y1 = 0;
+                    ref ulong h = ref Unsafe.Add(ref key, (chunk - 1 - i) * PowerWords);
+                    ulong a0r = Rev64(a0), a1r = Rev64(a1);
+                    z0 ^= Bmul64(a0, h);
+                    z1 ^= Bmul64(a1, Unsafe.Add(ref h, 1));
+                    z2 ^= Bmul64(a0 ^ a1, Unsafe.Add(ref h, 2));
+                    z0h ^= Bmul64(a0r, Unsafe.Add(ref h, 3));
+                    z1h ^= Bmul64(a1r, Unsafe.Add(ref h, 4));
+                    z2h ^= Bmul64(a0r ^ a1r, Unsafe.Add(ref h, 5));
                 }
 
-                // The chunk's first block carries the accumulator (y is zero after it).
-                a0 ^= y0;
-                a1 ^= y1;
-                y0 = 0;
-                y1 = 0;
-                ref ulong h = ref Unsafe.Add(ref key, (chunk - 1 - i) * PowerWords);
-                ulong a0r = Rev64(a0), a1r = Rev64(a1);
-                z0 ^= Bmul64(a0, h);
-                z1 ^= Bmul64(a1, Unsafe.Add(ref h, 1));
-                z2 ^= Bmul64(a0 ^ a1, Unsafe.Add(ref h, 2));
-                z0h ^= Bmul64(a0r, Unsafe.Add(ref h, 3));
-                z1h ^= Bmul64(a1r, Unsafe.Add(ref h, 4));
-                z2h ^= Bmul64(a0r ^ a1r, Unsafe.Add(ref h, 5));
+                Reduce(z0, z1, z2, z0h, z1h, z2h, out y0, out y1);
             }
-
-            Reduce(z0, z1, z2, z0h, z1h, z2h, out y0, out y1);
         }
 
         BinaryPrimitives.WriteUInt64LittleEndian(accumulator, y0);
@@ -272,6 +269,13 @@ internal readonly struct PolyvalPortable : IPolyval
     [SkipLocalsInit] // ZeroMemory below does the clearing; no need for the prolog to do it too
     private static void BurnStack()
     {
+        // The browser's interpreter keeps locals in frames of its own stack, which stackalloc memory
+        // is not taken from: there Backend clears those frames once the whole call is done (InterpreterStack).
+        if (OperatingSystem.IsBrowser())
+        {
+            return;
+        }
+
         Span<byte> scratch = stackalloc byte[BurnBytes];
         CryptographicOperations.ZeroMemory(scratch);
     }
