@@ -85,6 +85,39 @@ public class PortableFlatTests
         }
     }
 
+    // EncryptBlocks runs up to 32 blocks (eight groups) per batch and pads the last group with zero
+    // blocks; CTR ends in 8-byte words, then bytes. Into the middle of a buffer of guard bytes: the
+    // result matches Portable's, and nothing before or after the output changes (in place too).
+    [TestCase(16)]
+    [TestCase(32)]
+    public void AesBlocksAndCtrWriteOnlyTheirOutput(int keyLength)
+    {
+        var random = new Random(Seed + 11 + keyLength);
+        byte[] key = Bytes(random, keyLength), counter = Bytes(random, 16);
+        AesKeySchedule schedule = default;
+        AesPortableFlat.ExpandKey(key, ref schedule);
+        int rounds = Primitives.Rounds(key);
+        for (int length = 0; length <= 70 * 16; length += length < 100 ? 1 : 13)
+        {
+            byte[] input = Bytes(random, length), buffer = new byte[length + 64];
+            buffer.AsSpan().Fill(0xA5);
+            if (length % 16 == 0)
+            {
+                AesPortableFlat.EncryptBlocks(in schedule, rounds, input, buffer.AsSpan(32, length));
+                Assert.That(buffer.AsSpan(32, length).ToArray(), Is.EqualTo(Portable.EncryptBlocks(key, input)), $"blocks, length {length}");
+                Assert.That(buffer.AsSpan(0, 32).ToArray().Concat(buffer.AsSpan(32 + length).ToArray()).All(b => b == 0xA5), Is.True, $"blocks' guard bytes, length {length}");
+                input.CopyTo(buffer, 32);
+                AesPortableFlat.EncryptBlocks(in schedule, rounds, buffer.AsSpan(32, length), buffer.AsSpan(32, length));
+                Assert.That(buffer.AsSpan(32, length).ToArray(), Is.EqualTo(Portable.EncryptBlocks(key, input)), $"blocks in place, length {length}");
+            }
+
+            buffer.AsSpan().Fill(0xA5);
+            AesPortableFlat.Ctr32(in schedule, rounds, counter, input, buffer.AsSpan(32, length));
+            Assert.That(buffer.AsSpan(32, length).ToArray(), Is.EqualTo(Portable.Ctr32(key, counter, input)), $"CTR, length {length}");
+            Assert.That(buffer.AsSpan(0, 32).ToArray().Concat(buffer.AsSpan(32 + length).ToArray()).All(b => b == 0xA5), Is.True, $"CTR's guard bytes, length {length}");
+        }
+    }
+
     [TestCase(16)]
     [TestCase(32)]
     public void CtrMatchesPortable(int keyLength)
