@@ -112,7 +112,10 @@ internal static class InterpreterStack
         private ulong _element0;
     }
 
-    /// <summary>Does nothing outside the browser: a JIT keeps frames on the machine stack, which the backends' own burns reach.</summary>
+    /// <summary>
+    /// Does nothing outside the browser: there frames are on the machine stack, where the software
+    /// backends burn their own and the hardware ones keep keys in registers (SECURITY.md).
+    /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static void BurnInBrowser()
     {

@@ -101,7 +101,7 @@ internal readonly struct PolyvalPortable : IPolyval
         }
         if (((blocks.Length | last.Length) & 15) != 0)
         {
-            throw new ArgumentException("Input length must be a multiple of 16.", nameof(blocks));
+            throw new ArgumentException("Input length must be a multiple of 16.", (blocks.Length & 15) != 0 ? nameof(blocks) : nameof(last));
         }
 
         UpdateCore(ref Unsafe.AsRef(in key[0]), accumulator, blocks, last);
