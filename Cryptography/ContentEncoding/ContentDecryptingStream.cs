@@ -148,16 +148,9 @@ public sealed class ContentDecryptingStream : Stream
         ThrowIfUnusable();
         while (!buffer.IsEmpty)
         {
-            Need need = Pump(buffer.Length, out ReadOnlyMemory<byte> chunk);
-            chunk.Span.CopyTo(buffer);
-            if (need != Need.Open)
+            if (Delivered(Pump(buffer.Length, out ReadOnlyMemory<byte> chunk), chunk.Span, buffer) is int read)
             {
-                return chunk.Length;
-            }
-
-            if (Open(buffer) is > 0 and int direct)
-            {
-                return direct;
+                return read;
             }
         }
 
@@ -169,15 +162,16 @@ public sealed class ContentDecryptingStream : Stream
     /// <param name="offset">Where to put the data in <paramref name="buffer"/>.</param>
     /// <param name="count">The most bytes to read.</param>
     /// <returns>The number of bytes read; 0 only at the verified end of the body (or for <paramref name="count"/> 0).</returns>
-    /// <exception cref="ContentEncodingException">The header, a record or the body's end fails to verify.</exception>
-    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
+    /// <inheritdoc cref="Read(Span{byte})" path="/exception"/>
     public override int Read(byte[] buffer, int offset, int count)
     {
         ValidateBufferArguments(buffer, offset, count);
         return Read(buffer.AsSpan(offset, count));
     }
 
-    /// <inheritdoc cref="Read(Span{byte})"/>
+    /// <summary>Reads one verified, decrypted byte, as <see cref="Read(Span{byte})"/> does.</summary>
+    /// <returns>The byte, or -1 at the verified end of the body.</returns>
+    /// <inheritdoc cref="Read(Span{byte})" path="/exception"/>
     public override int ReadByte()
     {
         byte value = 0;
@@ -188,23 +182,16 @@ public sealed class ContentDecryptingStream : Stream
     /// <param name="buffer">Receives the data.</param>
     /// <param name="cancellationToken">Cancels the reads from the source.</param>
     /// <returns>The number of bytes read; 0 only at the verified end of the body (or for an empty <paramref name="buffer"/>).</returns>
-    /// <exception cref="ContentEncodingException">The header, a record or the body's end fails to verify.</exception>
-    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
+    /// <inheritdoc cref="Read(Span{byte})" path="/exception"/>
     public override async ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default)
     {
         ThrowIfUnusable();
         while (!buffer.IsEmpty)
         {
             (Need need, ReadOnlyMemory<byte> chunk) = await PumpAsync(buffer.Length, cancellationToken).ConfigureAwait(false);
-            chunk.CopyTo(buffer);
-            if (need != Need.Open)
+            if (Delivered(need, chunk.Span, buffer.Span) is int read)
             {
-                return chunk.Length;
-            }
-
-            if (Open(buffer.Span) is > 0 and int direct)
-            {
-                return direct;
+                return read;
             }
         }
 
@@ -217,8 +204,7 @@ public sealed class ContentDecryptingStream : Stream
     /// <param name="count">The most bytes to read.</param>
     /// <param name="cancellationToken">Cancels the reads from the source.</param>
     /// <returns>The number of bytes read; 0 only at the verified end of the body (or for <paramref name="count"/> 0).</returns>
-    /// <exception cref="ContentEncodingException">The header, a record or the body's end fails to verify.</exception>
-    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
+    /// <inheritdoc cref="Read(Span{byte})" path="/exception"/>
     public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken)
     {
         ValidateBufferArguments(buffer, offset, count);
@@ -255,8 +241,7 @@ public sealed class ContentDecryptingStream : Stream
     /// <param name="bufferSize">Unused: the data goes out as its records are opened.</param>
     /// <param name="cancellationToken">Cancels the reads from the source and the writes to <paramref name="destination"/>.</param>
     /// <returns>A task that completes when the whole verified content has been written.</returns>
-    /// <exception cref="ContentEncodingException">The body fails; the data before the failure has been written.</exception>
-    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
+    /// <inheritdoc cref="CopyTo(Stream, int)" path="/exception"/>
     public override async Task CopyToAsync(Stream destination, int bufferSize, CancellationToken cancellationToken)
     {
         ValidateCopyToArguments(destination, bufferSize);
@@ -355,6 +340,15 @@ public sealed class ContentDecryptingStream : Stream
         {
             await (useAsync ? _source.DisposeAsync() : ContentEncryptingStream.Disposed(_source)).ConfigureAwait(false);
         }
+    }
+
+    // What a read returns once Pump has done its step: the verified data it brought, the end (0), or,
+    // when records are ready to open, the data of one opened straight into the caller's buffer; null
+    // when they opened into the stream's buffer and the read goes on.
+    private int? Delivered(Need need, ReadOnlySpan<byte> chunk, Span<byte> buffer)
+    {
+        chunk.CopyTo(buffer);
+        return need != Need.Open ? chunk.Length : Open(buffer) is > 0 and int direct ? direct : null;
     }
 
     private void ThrowIfUnusable()

@@ -349,5 +349,4 @@ public sealed class ContentDecryptor : IDisposable
 
     private ContentEncodingCorruptedException DataAfterLastRecord() =>
         new(ContentEncodingMessages.Format(ContentEncodingMessages.RecordAfterLast, RecordCount - 1), RecordCount - 1);
-
 }

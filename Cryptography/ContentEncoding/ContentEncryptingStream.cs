@@ -128,24 +128,23 @@ public sealed class ContentEncryptingStream : Stream
     /// <param name="buffer">The data.</param>
     /// <param name="offset">Where the data starts in <paramref name="buffer"/>.</param>
     /// <param name="count">The data's length.</param>
-    /// <exception cref="InvalidOperationException">The last record has been written, or an earlier write to the destination failed.</exception>
-    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
+    /// <inheritdoc cref="Write(ReadOnlySpan{byte})" path="/exception"/>
     public override void Write(byte[] buffer, int offset, int count)
     {
         ValidateBufferArguments(buffer, offset, count);
         Write(buffer.AsSpan(offset, count));
     }
 
-    /// <inheritdoc cref="Write(ReadOnlySpan{byte})"/>
+    /// <summary>Encrypts one byte, as <see cref="Write(ReadOnlySpan{byte})"/> does.</summary>
     /// <param name="value">The byte.</param>
+    /// <inheritdoc cref="Write(ReadOnlySpan{byte})" path="/exception"/>
     public override void WriteByte(byte value) => Write(new ReadOnlySpan<byte>(in value));
 
     /// <summary>Encrypts data, as <see cref="Write(ReadOnlySpan{byte})"/> does.</summary>
     /// <param name="buffer">The data.</param>
     /// <param name="cancellationToken">Cancels the writes to the destination.</param>
     /// <returns>A task that completes when the data has been taken.</returns>
-    /// <exception cref="InvalidOperationException">The last record has been written, or an earlier write to the destination failed.</exception>
-    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
+    /// <inheritdoc cref="Write(ReadOnlySpan{byte})" path="/exception"/>
     public override async ValueTask WriteAsync(ReadOnlyMemory<byte> buffer, CancellationToken cancellationToken = default)
     {
         ThrowIfNotWritable();
@@ -166,8 +165,7 @@ public sealed class ContentEncryptingStream : Stream
     /// <param name="count">The data's length.</param>
     /// <param name="cancellationToken">Cancels the writes to the destination.</param>
     /// <returns>A task that completes when the data has been taken.</returns>
-    /// <exception cref="InvalidOperationException">The last record has been written, or an earlier write to the destination failed.</exception>
-    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
+    /// <inheritdoc cref="Write(ReadOnlySpan{byte})" path="/exception"/>
     public override Task WriteAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken)
     {
         ValidateBufferArguments(buffer, offset, count);
@@ -196,10 +194,7 @@ public sealed class ContentEncryptingStream : Stream
     /// <param name="source">The stream to read the data from; read until a read returns 0.</param>
     /// <param name="cancellationToken">Cancels the reads from the source and the writes to the destination.</param>
     /// <returns>The number of bytes read from <paramref name="source"/>.</returns>
-    /// <exception cref="ArgumentNullException"><paramref name="source"/> is <see langword="null"/>.</exception>
-    /// <exception cref="ArgumentException"><paramref name="source"/> is not readable.</exception>
-    /// <exception cref="InvalidOperationException">The last record has been written, or an earlier write to the destination failed.</exception>
-    /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
+    /// <inheritdoc cref="CopyFrom(Stream)" path="/exception"/>
     public async ValueTask<long> CopyFromAsync(Stream source, CancellationToken cancellationToken = default)
     {
         ValidateSource(source);
@@ -469,7 +464,7 @@ public sealed class ContentEncryptingStream : Stream
         if (_recordsPerBatch == 1 && RecordBatch.Applies(MaxDegreeOfParallelism, recordSize) && _encryptor.RecordCount * _maxData >= RecordBatch.StartBytes)
         {
             _recordsPerBatch = RecordBatch.RecordsPerBatch(recordSize);
-            PinnedBuffers.Return(_buffer!, holdsOnlyPublicData: true);   // a sealed record only
+            PinnedBuffers.Return(_buffer!, 0);   // a sealed record only: ciphertext
             _buffer = PinnedBuffers.Rent(Capacity);
         }
     }

@@ -50,17 +50,13 @@ internal static class PinnedBuffers
         return GC.AllocateUninitializedArray<byte>(shift <= MaxPooledShift ? (1 << shift) + Slack : minimumLength, pinned: true);
     }
 
-    /// <summary>Wipes <paramref name="array"/> (unless <paramref name="holdsOnlyPublicData"/>: ciphertext
-    /// needs no wipe) and keeps it for reuse if its size class has room.</summary>
-    public static void Return(byte[] array, bool holdsOnlyPublicData = false) => Return(array, holdsOnlyPublicData ? 0 : array.Length);
-
-    /// <summary>Wipes the first <paramref name="writtenLength"/> bytes of <paramref name="array"/>, the
-    /// only ones that may hold plaintext (the rest came from the pool wiped, or never held any), and
-    /// keeps it for reuse if its size class has room. A large buffer of which a short body used a part
-    /// costs a wipe of that part only.</summary>
-    public static void Return(byte[] array, int writtenLength)
+    /// <summary>Wipes the first <paramref name="writtenLength"/> bytes of <paramref name="array"/> (all of
+    /// it when <see langword="null"/>), the only ones that may hold plaintext (the rest came from the pool
+    /// wiped, or never held any; ciphertext needs none), and keeps it for reuse if its size class has room.
+    /// A large buffer of which a short body used a part costs a wipe of that part only.</summary>
+    public static void Return(byte[] array, int? writtenLength = null)
     {
-        CryptographicOperations.ZeroMemory(array.AsSpan(0, writtenLength));
+        CryptographicOperations.ZeroMemory(array.AsSpan(0, writtenLength ?? array.Length));
 
         int size = array.Length - Slack;
         if (!BitOperations.IsPow2(size) || size < (1 << MinShift) || size > (1 << MaxPooledShift))
