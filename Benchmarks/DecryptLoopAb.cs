@@ -40,7 +40,7 @@ internal static class DecryptLoopAb
                 {
                     int rounds = keySize == 16 ? 10 : 14;
                     AesKeySchedule key = default;
-                    AesVector<AesNi>.ExpandKey(RandomNumberGenerator.GetBytes(keySize), ref key);
+                    default(AesVector<AesNi>).ExpandKey(RandomNumberGenerator.GetBytes(keySize), ref key);
                     byte[] nonce = new byte[12], tag = new byte[16], plaintext = RandomNumberGenerator.GetBytes(size), ciphertext = new byte[size];
                     GcmSiv<AesVector<AesNi>, PolyvalClmul<Pclmul>>.Encrypt(in key, rounds, nonce, plaintext, ciphertext, tag, default);
                     int calls = Math.Max(20, 8_000_000 / (size + 200));

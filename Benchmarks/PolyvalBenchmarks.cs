@@ -47,28 +47,28 @@ public class PolyvalBenchmarks
     [Benchmark, Requires(Requirement.PolyvalVpclmulqdq)]
     public void Polyval_Vpclmulqdq()
     {
-        PolyvalVpclmulqdq.Init(_h, Size / 16, ref _key);
-        PolyvalVpclmulqdq.Update(in _key, _accumulator, _data);
+        default(PolyvalVpclmulqdq).Init(_h, Size / 16, ref _key);
+        default(PolyvalVpclmulqdq).Update(in _key, _accumulator, _data);
     }
 
     [Benchmark, Requires(Requirement.PolyvalPclmulqdq)]
     public void Polyval_Pclmulqdq()
     {
-        PolyvalClmul<Pclmul>.Init(_h, Size / 16, ref _key);
-        PolyvalClmul<Pclmul>.Update(in _key, _accumulator, _data);
+        default(PolyvalClmul<Pclmul>).Init(_h, Size / 16, ref _key);
+        default(PolyvalClmul<Pclmul>).Update(in _key, _accumulator, _data);
     }
 
     [Benchmark, Requires(Requirement.PolyvalPmull)]
     public void Polyval_Pmull()
     {
-        PolyvalClmul<Pmull>.Init(_h, Size / 16, ref _key);
-        PolyvalClmul<Pmull>.Update(in _key, _accumulator, _data);
+        default(PolyvalClmul<Pmull>).Init(_h, Size / 16, ref _key);
+        default(PolyvalClmul<Pmull>).Update(in _key, _accumulator, _data);
     }
 
     [Benchmark, Requires(Requirement.PolyvalPortable)]
     public void Polyval_Portable()
     {
-        PolyvalPortable.Init(_h, Size / 16, ref _key);
-        PolyvalPortable.Update(in _key, _accumulator, _data);
+        default(PolyvalPortable).Init(_h, Size / 16, ref _key);
+        default(PolyvalPortable).Update(in _key, _accumulator, _data);
     }
 }

@@ -58,10 +58,10 @@ internal static class Requirements
         Requirement.BackendArm64 => Backends.IsSupported(AesGcmSivBackend.Arm64),
         Requirement.BackendBitslicedVector => Backends.IsSupported(AesGcmSivBackend.BitslicedVector),
         Requirement.BackendPortable => Backends.IsSupported(AesGcmSivBackend.Portable),
-        Requirement.PolyvalVpclmulqdq => PolyvalVpclmulqdq.IsSupported,
-        Requirement.PolyvalPclmulqdq => PolyvalClmul<Pclmul>.IsSupported,
-        Requirement.PolyvalPmull => PolyvalClmul<Pmull>.IsSupported,
-        Requirement.PolyvalPortable => PolyvalPortable.IsSupported,
+        Requirement.PolyvalVpclmulqdq => default(PolyvalVpclmulqdq).IsSupported,
+        Requirement.PolyvalPclmulqdq => default(PolyvalClmul<Pclmul>).IsSupported,
+        Requirement.PolyvalPmull => default(PolyvalClmul<Pmull>).IsSupported,
+        Requirement.PolyvalPortable => default(PolyvalPortable).IsSupported,
         _ => false,
     };
 

@@ -105,7 +105,7 @@ internal static class SecretFlow
             yield return ("AesNiPclmulqdq (two passes)", new Backend<AesVector<AesNi>, PolyvalClmul<Pclmul>>(AesGcmSivBackend.AesNiPclmulqdq));
         }
 
-        if (AesBitslicedVector<NoWideBitsliced>.IsSupported)
+        if (default(AesBitslicedVector<NoWideBitsliced>).IsSupported)
         {
             yield return ("BitslicedVector (128-bit)", new Backend<AesBitslicedVector<NoWideBitsliced>, PolyvalWidening<NativeWideningMultiply, NoWidePolyval>>(AesGcmSivBackend.BitslicedVector));
         }

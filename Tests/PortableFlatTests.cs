@@ -50,8 +50,8 @@ public class PortableFlatTests
                 actual[j] = ulong.MaxValue; // what an earlier, longer key left: must be cleared
             }
 
-            AesPortable.ExpandKey(key, ref expected);
-            AesPortableFlat.ExpandKey(key, ref actual);
+            default(AesPortable).ExpandKey(key, ref expected);
+            default(AesPortableFlat).ExpandKey(key, ref actual);
 
             // Round key r (words 8r..8r+7) is Portable's with ShiftRows applied (4 - r) mod 4 times:
             // row j of every plane rotated right by 4 * (j * times mod 4) bits within its 16 bits.
@@ -95,7 +95,7 @@ public class PortableFlatTests
         var random = new Random(Seed + 11 + keyLength);
         byte[] key = Bytes(random, keyLength), counter = Bytes(random, 16);
         AesKeySchedule schedule = default;
-        AesPortableFlat.ExpandKey(key, ref schedule);
+        default(AesPortableFlat).ExpandKey(key, ref schedule);
         int rounds = Primitives.Rounds(key);
         for (int length = 0; length <= 70 * 16; length += length < 100 ? 1 : 13)
         {
@@ -103,16 +103,16 @@ public class PortableFlatTests
             buffer.AsSpan().Fill(0xA5);
             if (length % 16 == 0)
             {
-                AesPortableFlat.EncryptBlocks(in schedule, rounds, input, buffer.AsSpan(32, length));
+                default(AesPortableFlat).EncryptBlocks(in schedule, rounds, input, buffer.AsSpan(32, length));
                 Assert.That(buffer.AsSpan(32, length).ToArray(), Is.EqualTo(Portable.EncryptBlocks(key, input)), $"blocks, length {length}");
                 Assert.That(buffer.AsSpan(0, 32).ToArray().Concat(buffer.AsSpan(32 + length).ToArray()).All(b => b == 0xA5), Is.True, $"blocks' guard bytes, length {length}");
                 input.CopyTo(buffer, 32);
-                AesPortableFlat.EncryptBlocks(in schedule, rounds, buffer.AsSpan(32, length), buffer.AsSpan(32, length));
+                default(AesPortableFlat).EncryptBlocks(in schedule, rounds, buffer.AsSpan(32, length), buffer.AsSpan(32, length));
                 Assert.That(buffer.AsSpan(32, length).ToArray(), Is.EqualTo(Portable.EncryptBlocks(key, input)), $"blocks in place, length {length}");
             }
 
             buffer.AsSpan().Fill(0xA5);
-            AesPortableFlat.Ctr32(in schedule, rounds, counter, input, buffer.AsSpan(32, length));
+            default(AesPortableFlat).Ctr32(in schedule, rounds, counter, input, buffer.AsSpan(32, length));
             Assert.That(buffer.AsSpan(32, length).ToArray(), Is.EqualTo(Portable.Ctr32(key, counter, input)), $"CTR, length {length}");
             Assert.That(buffer.AsSpan(0, 32).ToArray().Concat(buffer.AsSpan(32 + length).ToArray()).All(b => b == 0xA5), Is.True, $"CTR's guard bytes, length {length}");
         }
@@ -162,7 +162,7 @@ public class PortableFlatTests
             Assert.That(actual, Is.EqualTo(expected), $"length {length}, seed {Seed * 3 + keyLength}");
 
             AesKeySchedule schedule = default;
-            AesPortableFlat.ExpandKey(key, ref schedule);
+            default(AesPortableFlat).ExpandKey(key, ref schedule);
             byte[] opened = new byte[length];
             Assert.That(GcmSiv<AesPortableFlat, PolyvalPortable>.Decrypt<TwoPassDecrypt<AesPortableFlat, PolyvalPortable>>(in schedule, Primitives.Rounds(key), nonce, actual.AsSpan(0, length), actual.AsSpan(length), opened, aad), Is.True);
             Assert.That(opened, Is.EqualTo(message), $"decrypt, length {length}");
@@ -184,7 +184,7 @@ public class PortableFlatTests
     private static byte[] Seal(byte[] key, byte[] nonce, byte[] message, byte[] aad)
     {
         AesKeySchedule schedule = default;
-        AesPortableFlat.ExpandKey(key, ref schedule);
+        default(AesPortableFlat).ExpandKey(key, ref schedule);
         byte[] output = new byte[message.Length + 16];
         GcmSiv<AesPortableFlat, PolyvalPortable>.Encrypt(in schedule, Primitives.Rounds(key), nonce, message, output.AsSpan(0, message.Length), output.AsSpan(message.Length), aad);
         return output;

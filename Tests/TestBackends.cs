@@ -60,35 +60,35 @@ internal abstract class Primitives
 }
 
 internal sealed class Primitives<TAes, TPolyval> : Primitives
-    where TAes : IAes
-    where TPolyval : IPolyval
+    where TAes : struct, IAes
+    where TPolyval : struct, IPolyval
 {
     public override byte[] EncryptBlocks(byte[] key, byte[] blocks)
     {
         AesKeySchedule schedule = default;
-        TAes.ExpandKey(key, ref schedule);
+        default(TAes).ExpandKey(key, ref schedule);
         byte[] output = new byte[blocks.Length];
-        TAes.EncryptBlocks(in schedule, Rounds(key), blocks, output);
+        default(TAes).EncryptBlocks(in schedule, Rounds(key), blocks, output);
         return output;
     }
 
     public override byte[] Ctr32(byte[] key, byte[] counterBlock, byte[] input)
     {
         AesKeySchedule schedule = default;
-        TAes.ExpandKey(key, ref schedule);
+        default(TAes).ExpandKey(key, ref schedule);
         byte[] output = new byte[input.Length];
-        TAes.Ctr32(in schedule, Rounds(key), counterBlock, input, output);
+        default(TAes).Ctr32(in schedule, Rounds(key), counterBlock, input, output);
         return output;
     }
 
     public override byte[] Polyval(byte[] h, byte[] data, int piece = int.MaxValue)
     {
         PolyvalKey key = default;
-        TPolyval.Init(h, Math.Min(data.Length, piece) / 16, ref key);
+        default(TPolyval).Init(h, Math.Min(data.Length, piece) / 16, ref key);
         byte[] accumulator = new byte[16];
         for (int offset = 0; offset < data.Length; offset += piece)
         {
-            TPolyval.Update(in key, accumulator, data.AsSpan(offset, Math.Min(piece, data.Length - offset)));
+            default(TPolyval).Update(in key, accumulator, data.AsSpan(offset, Math.Min(piece, data.Length - offset)));
         }
 
         return accumulator;
@@ -97,17 +97,17 @@ internal sealed class Primitives<TAes, TPolyval> : Primitives
     public override byte[] PolyvalInTwoParts(byte[] h, byte[] data, int head, int last)
     {
         PolyvalKey key = default;
-        TPolyval.Init(h, (data.Length - last) / 16, ref key);
+        default(TPolyval).Init(h, (data.Length - last) / 16, ref key);
         byte[] accumulator = new byte[16];
-        TPolyval.Update(in key, accumulator, data.AsSpan(0, head));
-        TPolyval.Update(in key, accumulator, data.AsSpan(head, data.Length - head - last), data.AsSpan(data.Length - last));
+        default(TPolyval).Update(in key, accumulator, data.AsSpan(0, head));
+        default(TPolyval).Update(in key, accumulator, data.AsSpan(head, data.Length - head - last), data.AsSpan(data.Length - last));
         return accumulator;
     }
 
     public override (byte[] Authentication, byte[] Encryption) DeriveKeys(byte[] key, byte[] nonce)
     {
         AesKeySchedule schedule = default;
-        TAes.ExpandKey(key, ref schedule);
+        default(TAes).ExpandKey(key, ref schedule);
         byte[] derived = new byte[96];
         int encryptionKeyLength = GcmSiv<TAes, TPolyval>.DeriveKeyMaterial(in schedule, Rounds(key), nonce, derived);
         return (derived[..16], derived[16..(16 + encryptionKeyLength)]);
@@ -116,11 +116,11 @@ internal sealed class Primitives<TAes, TPolyval> : Primitives
     public override (string Name, byte[] Value)[] MessageState(byte[] authenticationKey, byte[] encryptionKey, int blockCount)
     {
         PolyvalKey polyvalKey = default;
-        TPolyval.Init(authenticationKey, blockCount, ref polyvalKey);
+        default(TPolyval).Init(authenticationKey, blockCount, ref polyvalKey);
         AesKeySchedule schedule = default;
-        TAes.ExpandKey(encryptionKey, ref schedule);
+        default(TAes).ExpandKey(encryptionKey, ref schedule);
         byte[] table = MemoryMarshal.AsBytes((Span<ulong>)polyvalKey).ToArray();
-        byte[] roundKeys = MemoryMarshal.AsBytes((Span<ulong>)schedule)[..TAes.ScheduleBytes(Rounds(encryptionKey))].ToArray();
+        byte[] roundKeys = MemoryMarshal.AsBytes((Span<ulong>)schedule)[..default(TAes).ScheduleBytes(Rounds(encryptionKey))].ToArray();
         return [.. Entries("POLYVAL key table", table), .. Entries("message-encryption key schedule", roundKeys)];
     }
 

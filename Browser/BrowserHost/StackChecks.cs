@@ -59,7 +59,7 @@ public static class StackChecks
         var secrets = new List<(string, byte[])>();
         int rounds = key.Length == 16 ? 10 : 14;
         var schedule = new AesKeySchedule();
-        AesPortable.ExpandKey(key, ref schedule);
+        default(AesPortable).ExpandKey(key, ref schedule);
         byte[] derived = new byte[96];
         int encryptionKeyLength = GcmSiv<AesPortable, PolyvalPortable>.DeriveKeyMaterial(in schedule, rounds, nonce, derived);
         for (int i = 0; i < 16 + encryptionKeyLength; i += 8)
@@ -73,8 +73,8 @@ public static class StackChecks
         BitConverter.TryWriteBytes(blocks.AsSpan(blocks.Length - 8), (ulong)MessageBytes * 8);
         var polyvalKey = new PolyvalKey();
         byte[] accumulator = new byte[16];
-        PolyvalPortable.Init(derived.AsSpan(0, 16), blocks.Length / 16, ref polyvalKey);
-        PolyvalPortable.Update(in polyvalKey, accumulator, blocks);
+        default(PolyvalPortable).Init(derived.AsSpan(0, 16), blocks.Length / 16, ref polyvalKey);
+        default(PolyvalPortable).Update(in polyvalKey, accumulator, blocks);
         secrets.Add(("POLYVAL result[0..]", accumulator[..8]));
         secrets.Add(("POLYVAL result[8..]", accumulator[8..]));
 

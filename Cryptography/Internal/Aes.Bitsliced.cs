@@ -61,20 +61,20 @@ internal readonly struct NoWideBitsliced : IBitslicedWide
 internal readonly struct AesBitslicedVector<TWide> : IAes
     where TWide : IBitslicedWide
 {
-    public static bool IsSupported => AesBitsliced.IsSupported;
+    public bool IsSupported => default(AesBitsliced).IsSupported;
 
-    public static int ScheduleBytes(int rounds) => AesBitsliced.ScheduleBytes(rounds);
+    public int ScheduleBytes(int rounds) => default(AesBitsliced).ScheduleBytes(rounds);
 
-    public static void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule) => AesBitsliced.ExpandKey(key, ref schedule);
+    public void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule) => default(AesBitsliced).ExpandKey(key, ref schedule);
 
     /// <summary>Key derivation (4 or 6 blocks) and the tag (1 block) fit one eight-block pass.</summary>
-    public static void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output) =>
-        AesBitsliced.EncryptBlocks(in schedule, rounds, input, output);
+    public void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output) =>
+        default(AesBitsliced).EncryptBlocks(in schedule, rounds, input, output);
 
-    public static Vector128<byte> EncryptBlock(in AesKeySchedule schedule, int rounds, Vector128<byte> block) =>
-        AesBitsliced.EncryptBlock(in schedule, rounds, block);
+    public Vector128<byte> EncryptBlock(in AesKeySchedule schedule, int rounds, Vector128<byte> block) =>
+        default(AesBitsliced).EncryptBlock(in schedule, rounds, block);
 
-    public static void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
+    public void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
     {
         AesBitsliced.CheckCtr32Arguments(rounds, counterBlock, input, output);
         Vector128<uint> counter = Vector128.Create<byte>(counterBlock).AsUInt32();
@@ -114,15 +114,15 @@ internal readonly struct AesBitsliced : IAes
     /// slower than the scalar backend. Not in the browser: its interpreter has its own backend
     /// (PortableFlat) and this one was not measured there.
     /// </summary>
-    public static bool IsSupported =>
+    public bool IsSupported =>
         Vector128.IsHardwareAccelerated && (Ssse3.IsSupported || AdvSimd.Arm64.IsSupported) && !OperatingSystem.IsBrowser();
 
-    public static int ScheduleBytes(int rounds) => (rounds + 1) * BlockSize;
+    public int ScheduleBytes(int rounds) => (rounds + 1) * BlockSize;
 
     // FIPS-197 section 5.2 round constants x^0..x^9 in GF(2^8); indexed by the public round number only.
     private static ReadOnlySpan<byte> Rcon => [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1B, 0x36];
 
-    public static void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule)
+    public void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule)
     {
         // Key length is public; branching on it is fine.
         if (key.Length != 16 && key.Length != 32)
@@ -208,7 +208,7 @@ internal readonly struct AesBitsliced : IAes
         Vector128.Equals(value & Vector128.Create(bit), Vector128.Create(bit));
 
     /// <summary>One block by value, through <see cref="EncryptBlocks"/> on a stack copy that is wiped after.</summary>
-    public static Vector128<byte> EncryptBlock(in AesKeySchedule schedule, int rounds, Vector128<byte> block)
+    public Vector128<byte> EncryptBlock(in AesKeySchedule schedule, int rounds, Vector128<byte> block)
     {
         Span<byte> buffer = stackalloc byte[BlockSize];
         block.CopyTo(buffer);
@@ -219,7 +219,7 @@ internal readonly struct AesBitsliced : IAes
     }
 
     [SkipLocalsInit] // the planes are written before they are read, and wiped
-    public static void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output)
+    public void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output)
     {
         CheckRounds(rounds);
         if (input.Length != output.Length)
@@ -272,7 +272,7 @@ internal readonly struct AesBitsliced : IAes
         Wipe(ref group);
     }
 
-    public static void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
+    public void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
     {
         CheckCtr32Arguments(rounds, counterBlock, input, output);
         Ctr32(in schedule, rounds, Vector128.Create<byte>(counterBlock).AsUInt32(), input, output);

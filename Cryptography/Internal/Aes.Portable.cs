@@ -54,11 +54,11 @@ internal readonly struct AesPortable : IAes
     // Indexed only by the (public) round-key number, never by key data.
     private static ReadOnlySpan<byte> Rcon => [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1B, 0x36];
 
-    public static bool IsSupported => true;
+    public bool IsSupported => true;
 
-    public static int ScheduleBytes(int rounds) => AesKeySchedule.Length * sizeof(ulong);
+    public int ScheduleBytes(int rounds) => AesKeySchedule.Length * sizeof(ulong);
 
-    public static void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule)
+    public void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule)
     {
         // Key length is public; branching on it is fine.
         if (key.Length != 16 && key.Length != 32)
@@ -145,7 +145,7 @@ internal readonly struct AesPortable : IAes
     }
 
     /// <summary>One block by value, through <see cref="EncryptBlocks"/> on a stack copy that is wiped after.</summary>
-    public static Vector128<byte> EncryptBlock(in AesKeySchedule schedule, int rounds, Vector128<byte> block)
+    public Vector128<byte> EncryptBlock(in AesKeySchedule schedule, int rounds, Vector128<byte> block)
     {
         Span<byte> buffer = stackalloc byte[16];
         block.CopyTo(buffer);
@@ -155,7 +155,7 @@ internal readonly struct AesPortable : IAes
         return result;
     }
 
-    public static void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output)
+    public void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output)
     {
         CheckRounds(rounds);
         if (input.Length != output.Length)
@@ -208,7 +208,7 @@ internal readonly struct AesPortable : IAes
         Wipe(ref q);
     }
 
-    public static void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
+    public void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
     {
         CheckRounds(rounds);
         if (counterBlock.Length != 16)

@@ -50,12 +50,12 @@ internal readonly struct AesPortableFlat : IAes
 
     // Measured faster than AesPortable only under the browser's interpreter (docs/blazor.md); under a
     // JIT both compile to the same code, so elsewhere the backend does not exist and Portable stays.
-    public static bool IsSupported => OperatingSystem.IsBrowser();
+    public bool IsSupported => OperatingSystem.IsBrowser();
 
-    public static int ScheduleBytes(int rounds) => AesPortable.ScheduleBytes(rounds);
+    public int ScheduleBytes(int rounds) => default(AesPortable).ScheduleBytes(rounds);
 
     /// <summary>The same bitsliced schedule as <see cref="AesPortable"/>, computed with locals and inlined steps.</summary>
-    public static void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule)
+    public void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule)
     {
         // Key length is public; branching on it is fine.
         if (key.Length != 16 && key.Length != 32)
@@ -298,7 +298,7 @@ internal readonly struct AesPortableFlat : IAes
     }
 
     /// <summary>One block by value (the tag): one group with zero blocks beside it, no buffer copies.</summary>
-    public static Vector128<byte> EncryptBlock(in AesKeySchedule schedule, int rounds, Vector128<byte> block)
+    public Vector128<byte> EncryptBlock(in AesKeySchedule schedule, int rounds, Vector128<byte> block)
     {
         CheckRounds(rounds);
         Vector128<byte> result = EncryptBlockCore(ref Unsafe.AsRef(in schedule[0]), rounds, block);
@@ -306,7 +306,7 @@ internal readonly struct AesPortableFlat : IAes
         return result;
     }
 
-    public static void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output)
+    public void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output)
     {
         CheckRounds(rounds);
         if (input.Length != output.Length)
@@ -323,7 +323,7 @@ internal readonly struct AesPortableFlat : IAes
         BurnStack();
     }
 
-    public static void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
+    public void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
     {
         CheckRounds(rounds);
         if (counterBlock.Length != 16)

@@ -46,15 +46,15 @@ internal readonly struct AesVector<TIsa> : IAes
     private const int BlockSize = 16;
     private const int Batch = 8 * BlockSize;
 
-    public static bool IsSupported => TIsa.IsSupported;
+    public bool IsSupported => TIsa.IsSupported;
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
-    public static void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule) => TIsa.ExpandKey(key, ref schedule);
+    public void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule) => TIsa.ExpandKey(key, ref schedule);
 
-    public static int ScheduleBytes(int rounds) => (rounds + 1) * BlockSize;
+    public int ScheduleBytes(int rounds) => (rounds + 1) * BlockSize;
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
-    public static void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output)
+    public void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output)
     {
         ref byte source = ref MemoryMarshal.GetReference(input);
         ref byte destination = ref MemoryMarshal.GetReference(output);
@@ -84,7 +84,7 @@ internal readonly struct AesVector<TIsa> : IAes
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static Vector128<byte> EncryptBlock(in AesKeySchedule schedule, int rounds, Vector128<byte> block)
+    public Vector128<byte> EncryptBlock(in AesKeySchedule schedule, int rounds, Vector128<byte> block)
     {
         ref Vector128<byte> roundKeys = ref RoundKeys(in schedule);
         block = TIsa.First(block, roundKeys);
@@ -195,7 +195,7 @@ internal readonly struct AesVector<TIsa> : IAes
     /// nothing past the spans is read or written.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public static void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
+    public void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
     {
         ref byte source = ref MemoryMarshal.GetReference(input);
         ref byte destination = ref MemoryMarshal.GetReference(output);

@@ -34,18 +34,18 @@ internal abstract class Backend
 
 /// <summary>The implementation built from one AES and one POLYVAL, decrypting in two passes; the JIT specialises GcmSiv for each pair.</summary>
 internal sealed class Backend<TAes, TPolyval>(AesGcmSivBackend id) : Backend<TAes, TPolyval, TwoPassDecrypt<TAes, TPolyval>>(id)
-    where TAes : IAes
-    where TPolyval : IPolyval;
+    where TAes : struct, IAes
+    where TPolyval : struct, IPolyval;
 
 /// <summary>The implementation built from one AES, one POLYVAL and the way decryption schedules the two (IDecryptLoop).</summary>
 internal class Backend<TAes, TPolyval, TDecryptLoop>(AesGcmSivBackend id) : Backend
-    where TAes : IAes
-    where TPolyval : IPolyval
-    where TDecryptLoop : IDecryptLoop
+    where TAes : struct, IAes
+    where TPolyval : struct, IPolyval
+    where TDecryptLoop : struct, IDecryptLoop
 {
     public override AesGcmSivBackend Id => id;
 
-    public override bool IsSupported => TAes.IsSupported && TPolyval.IsSupported;
+    public override bool IsSupported => default(TAes).IsSupported && default(TPolyval).IsSupported;
 
     // Fully optimised from the first call, like everything that handles keys: a method that starts
     // at Tier0 is call-counted and later patched, and the runtime's tier-up work can run on this
@@ -55,7 +55,7 @@ internal class Backend<TAes, TPolyval, TDecryptLoop>(AesGcmSivBackend id) : Back
     {
         try
         {
-            TAes.ExpandKey(key, ref schedule);
+            default(TAes).ExpandKey(key, ref schedule);
         }
         finally
         {

@@ -1,8 +1,11 @@
 // The two primitives AES-GCM-SIV (RFC 8452) is built from, as contracts each instruction set
 // implements (Aes.Vector.cs over Aes.<Isa>.cs, Polyval.Clmul.cs over Polyval.<Isa>.cs, and the portable
-// files). GcmSiv<TAes, TPolyval> composes them; static abstract members let the JIT specialise and
-// inline the whole composition per backend, so the choice of backend costs one virtual call per
-// message (Backends.cs) and nothing in the loops.
+// files). GcmSiv<TAes, TPolyval> composes them. The implementations are empty structs called as
+// default(TAes).Member(...): the JIT specialises generic code for each struct type argument and
+// inlines the whole composition per backend, so the choice of backend costs one virtual call per
+// message (Backends.cs) and nothing in the loops. Instance members, not static abstract ones, so that
+// the same source compiles for netstandard2.0 (which refuses static abstract members, CS8919) and
+// runs on Mono and .NET Framework.
 
 using System;
 using System.Runtime.CompilerServices;
@@ -36,20 +39,20 @@ internal struct PolyvalKey
 internal interface IAes
 {
     /// <summary>Whether this process can run the backend.</summary>
-    static abstract bool IsSupported { get; }
+    bool IsSupported { get; }
 
     /// <summary>Expands a 16- or 32-byte key into <paramref name="schedule"/>.</summary>
-    static abstract void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule);
+    void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule);
 
     /// <summary>How many bytes at the start of AesKeySchedule a key with <paramref name="rounds"/> rounds uses: what a wipe must cover.</summary>
-    static abstract int ScheduleBytes(int rounds);
+    int ScheduleBytes(int rounds);
 
     /// <summary>
     /// Encrypts <c>input.Length / 16</c> independent blocks (ECB), as key derivation (4 or 6
     /// blocks) and the tag (1 block) need. <paramref name="input"/> and <paramref name="output"/>
     /// have the same length, a multiple of 16; they may be the same memory.
     /// </summary>
-    static abstract void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output);
+    void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output);
 
     /// <summary>
     /// One block by value, as the tag needs it: the block comes from POLYVAL and the counter block
@@ -57,7 +60,7 @@ internal interface IAes
     /// through memory, where each 16-byte store and reload is a store-forwarding delay on the
     /// message's critical path.
     /// </summary>
-    static abstract Vector128<byte> EncryptBlock(in AesKeySchedule schedule, int rounds, Vector128<byte> block);
+    Vector128<byte> EncryptBlock(in AesKeySchedule schedule, int rounds, Vector128<byte> block);
 
     /// <summary>
     /// RFC 8452 CTR mode: keystream block i is AES(counterBlock with its first four bytes read as a
@@ -65,34 +68,34 @@ internal interface IAes
     /// <paramref name="input"/> and <paramref name="output"/> have the same length and are either
     /// the same memory or do not overlap.
     /// </summary>
-    static abstract void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output);
+    void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output);
 }
 
 /// <summary>POLYVAL (RFC 8452 section 3).</summary>
 internal interface IPolyval
 {
     /// <summary>Whether this process can run the backend.</summary>
-    static abstract bool IsSupported { get; }
+    bool IsSupported { get; }
 
     /// <summary>
     /// Prepares the 16-byte key <paramref name="h"/> for <see cref="Update(in PolyvalKey, Span{byte}, ReadOnlySpan{byte})"/>. <paramref name="blockCount"/>
     /// is the number of blocks the largest following Update call will process: wide backends
     /// precompute powers of H only when there are enough blocks to repay it.
     /// </summary>
-    static abstract void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key);
+    void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key);
 
     /// <summary>
     /// How many bytes at the start of PolyvalKey Init leaves untouched for <paramref name="blockCount"/>
     /// blocks: the wipe covers the rest.
     /// </summary>
-    static abstract int UnusedKeyPrefixBytes(int blockCount);
+    int UnusedKeyPrefixBytes(int blockCount);
 
     /// <summary>
     /// Continues POLYVAL over whole 16-byte blocks: for each block X,
     /// <c>accumulator = dot(accumulator XOR X, H)</c>. <paramref name="accumulator"/> is 16 bytes,
     /// little-endian as the RFC writes field elements; <paramref name="blocks"/>.Length is a multiple of 16.
     /// </summary>
-    static abstract void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks);
+    void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks);
 
     /// <summary>
     /// <see cref="Update(in PolyvalKey, Span{byte}, ReadOnlySpan{byte})"/> over <paramref name="blocks"/>
@@ -100,5 +103,5 @@ internal interface IPolyval
     /// backend may take a short message's blocks and its length block together, with fewer dependent
     /// multiplications than two calls would allow.
     /// </summary>
-    static abstract void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last);
+    void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last);
 }

@@ -40,11 +40,11 @@ internal readonly struct StitchedWideDecrypt<TIsa> : IDecryptLoop
     /// The loop multiplies by H^8..H^1 only, and so does the end: 8 powers (Init's count for 8 to 15
     /// blocks), not the 16 it makes from 16 blocks on.
     /// </summary>
-    public static int PolyvalBlocks(int blocks) => Math.Min(blocks, 15);
+    public int PolyvalBlocks(int blocks) => Math.Min(blocks, 15);
 
     /// <summary>Messages of 128 bytes or less go back to the caller; this check is inlined there.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static int Run(in AesKeySchedule schedule, int rounds, Span<byte> counterBlock, in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> ciphertext, Span<byte> plaintext, Vector128<byte> lengthBlock, out bool finished)
+    public int Run(in AesKeySchedule schedule, int rounds, Span<byte> counterBlock, in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> ciphertext, Span<byte> plaintext, Vector128<byte> lengthBlock, out bool finished)
     {
         finished = ciphertext.Length > Group;
         if (finished)
@@ -64,7 +64,7 @@ internal readonly struct StitchedWideDecrypt<TIsa> : IDecryptLoop
         int bulk = ciphertext.Length - rest;
 
         // The first group has no group before it to absorb: CTR alone.
-        AesVector<TIsa>.Ctr32(in schedule, rounds, counterBlock, ciphertext[..Group], plaintext[..Group]);
+        default(AesVector<TIsa>).Ctr32(in schedule, rounds, counterBlock, ciphertext[..Group], plaintext[..Group]);
 
         ref byte source = ref MemoryMarshal.GetReference(ciphertext);
         ref byte destination = ref MemoryMarshal.GetReference(plaintext);

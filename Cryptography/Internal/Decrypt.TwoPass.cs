@@ -18,7 +18,7 @@ internal interface IDecryptLoop
     /// fewer powers of H than Init would make for that many blocks says so here, so that a message
     /// does not compute (and wipe) powers nothing reads.
     /// </summary>
-    static abstract int PolyvalBlocks(int blocks);
+    int PolyvalBlocks(int blocks);
 
     /// <summary>
     /// Decrypts a prefix of <paramref name="ciphertext"/> into <paramref name="plaintext"/> (CTR32
@@ -31,7 +31,7 @@ internal interface IDecryptLoop
     /// <paramref name="counterBlock"/> is moved on past the blocks decrypted. The spans are the same
     /// memory or do not overlap.
     /// </summary>
-    static abstract int Run(
+    int Run(
         in AesKeySchedule schedule,
         int rounds,
         Span<byte> counterBlock,
@@ -50,25 +50,25 @@ internal interface IDecryptLoop
 /// ones); the two x64 AES-NI backends stitch (Decrypt.Stitched.cs, Decrypt.StitchedWide.cs).
 /// </summary>
 internal readonly struct TwoPassDecrypt<TAes, TPolyval> : IDecryptLoop
-    where TAes : IAes
-    where TPolyval : IPolyval
+    where TAes : struct, IAes
+    where TPolyval : struct, IPolyval
 {
     // Whole 16-block POLYVAL groups.
     private const int Chunk = 8192;
 
     /// <summary>Two passes use the widest groups Init can make.</summary>
-    public static int PolyvalBlocks(int blocks) => blocks;
+    public int PolyvalBlocks(int blocks) => blocks;
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static int Run(in AesKeySchedule schedule, int rounds, Span<byte> counterBlock, in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> ciphertext, Span<byte> plaintext, Vector128<byte> lengthBlock, out bool finished)
+    public int Run(in AesKeySchedule schedule, int rounds, Span<byte> counterBlock, in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> ciphertext, Span<byte> plaintext, Vector128<byte> lengthBlock, out bool finished)
     {
         finished = false;
         int offset = 0;
         for (; ciphertext.Length - offset > Chunk; offset += Chunk)
         {
-            TAes.Ctr32(in schedule, rounds, counterBlock, ciphertext.Slice(offset, Chunk), plaintext.Slice(offset, Chunk));
+            default(TAes).Ctr32(in schedule, rounds, counterBlock, ciphertext.Slice(offset, Chunk), plaintext.Slice(offset, Chunk));
             GcmSiv<TAes, TPolyval>.AdvanceCounter(counterBlock, Chunk / 16);
-            TPolyval.Update(in key, accumulator, plaintext.Slice(offset, Chunk));
+            default(TPolyval).Update(in key, accumulator, plaintext.Slice(offset, Chunk));
         }
 
         return offset;

@@ -1,7 +1,7 @@
 // RFC 8452 section 4 (encryption) and section 5 (decryption) as one composition:
 //   derive the per-nonce keys -> POLYVAL(AAD, plaintext, lengths) -> tag -> CTR32.
-// No intrinsics here: TAes and TPolyval are the selected backend, and because they are type
-// parameters constrained to structs' static members, the JIT compiles one specialised copy of this
+// No intrinsics here: TAes and TPolyval are the selected backend, and because they are struct type
+// parameters whose members are called on default(T), the JIT compiles one specialised copy of this
 // file per backend with the primitives inlined.
 
 using System;
@@ -13,8 +13,8 @@ using System.Security.Cryptography;
 namespace Cryptography.Internal;
 
 internal static class GcmSiv<TAes, TPolyval>
-    where TAes : IAes
-    where TPolyval : IPolyval
+    where TAes : struct, IAes
+    where TPolyval : struct, IPolyval
 {
     private const int BlockSize = 16;
     private const int NonceSize = 12;
@@ -44,8 +44,8 @@ internal static class GcmSiv<TAes, TPolyval>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void Wipe(ref MessageState state, int rounds, int polyvalBlocks)
     {
-        int start = TPolyval.UnusedKeyPrefixBytes(polyvalBlocks);
-        int end = Unsafe.SizeOf<PolyvalKey>() + ScratchSize + TAes.ScheduleBytes(rounds);
+        int start = default(TPolyval).UnusedKeyPrefixBytes(polyvalBlocks);
+        int end = Unsafe.SizeOf<PolyvalKey>() + ScratchSize + default(TAes).ScheduleBytes(rounds);
         CryptographicOperations.ZeroMemory(MemoryMarshal.CreateSpan(ref Unsafe.As<MessageState, byte>(ref state), end)[start..]);
     }
 
@@ -80,7 +80,7 @@ internal static class GcmSiv<TAes, TPolyval>
             ref AesKeySchedule messageEncryptionKey = ref state.MessageEncryptionKey;
             Span<byte> derived = scratch.Slice(DerivedOffset, 96);
             int encryptionKeyLength = DeriveKeyMaterial(in keyGeneratingKey, rounds, nonce, derived);
-            TPolyval.Init(derived[..16], polyvalBlocks, ref messageAuthenticationKey);
+            default(TPolyval).Init(derived[..16], polyvalBlocks, ref messageAuthenticationKey);
 
             // The tag authenticates before anything is written, so every input has been read before
             // the first output byte changes: outputs may alias inputs (validated by the caller).
@@ -94,7 +94,7 @@ internal static class GcmSiv<TAes, TPolyval>
             // of about the same length), and the tag's rounds follow the round keys as they are made.
             // Expanded before POLYVAL, the tag could start only after both, and ran all its rounds
             // after the last round key (docs/benchmarks.md has the measurement).
-            TAes.ExpandKey(derived.Slice(16, encryptionKeyLength), ref messageEncryptionKey);
+            default(TAes).ExpandKey(derived.Slice(16, encryptionKeyLength), ref messageEncryptionKey);
             // The tag and the first counter block stay in registers from POLYVAL's result to CTR's
             // counter (ComputeTag). The tag is kept in scratch until CTR has read the plaintext.
             Vector128<byte> computed = ComputeTag(in messageEncryptionKey, rounds, nonce, accumulator);
@@ -102,7 +102,7 @@ internal static class GcmSiv<TAes, TPolyval>
             InitialCounter(computed).CopyTo(counterBlock);
             Span<byte> computedTag = scratch.Slice(TagOffset, BlockSize);
             computed.CopyTo(computedTag);
-            TAes.Ctr32(in messageEncryptionKey, rounds, counterBlock, plaintext, ciphertext);
+            default(TAes).Ctr32(in messageEncryptionKey, rounds, counterBlock, plaintext, ciphertext);
             computedTag.CopyTo(tag);
         }
         finally
@@ -129,11 +129,11 @@ internal static class GcmSiv<TAes, TPolyval>
         ReadOnlySpan<byte> tag,
         Span<byte> plaintext,
         ReadOnlySpan<byte> associatedData)
-        where TDecryptLoop : IDecryptLoop
+        where TDecryptLoop : struct, IDecryptLoop
     {
         // Written before use and wiped in finally; zero-filling it first would be wasted work.
         Unsafe.SkipInit(out MessageState state);
-        int polyvalBlocks = TDecryptLoop.PolyvalBlocks(Math.Max(associatedData.Length, ciphertext.Length) / BlockSize);
+        int polyvalBlocks = default(TDecryptLoop).PolyvalBlocks(Math.Max(associatedData.Length, ciphertext.Length) / BlockSize);
         try
         {
             Span<byte> scratch = state.Scratch;
@@ -149,8 +149,8 @@ internal static class GcmSiv<TAes, TPolyval>
             // CTR needs the expanded key before POLYVAL can take the plaintext, so here it comes first.
             Span<byte> derived = scratch.Slice(DerivedOffset, 96);
             int encryptionKeyLength = DeriveKeyMaterial(in keyGeneratingKey, rounds, nonceCopy, derived);
-            TPolyval.Init(derived[..16], polyvalBlocks, ref messageAuthenticationKey);
-            TAes.ExpandKey(derived.Slice(16, encryptionKeyLength), ref messageEncryptionKey);
+            default(TPolyval).Init(derived[..16], polyvalBlocks, ref messageAuthenticationKey);
+            default(TAes).ExpandKey(derived.Slice(16, encryptionKeyLength), ref messageEncryptionKey);
 
             Span<byte> accumulator = scratch.Slice(AccumulatorOffset, BlockSize);
             accumulator.Clear();
@@ -161,10 +161,10 @@ internal static class GcmSiv<TAes, TPolyval>
             InitialCounter(Vector128.Create<byte>(receivedTag)).CopyTo(counterBlock);
             // The bulk, scheduled as the backend chose (IDecryptLoop); unless the loop finished the
             // message, the rest (under a group or a chunk) and the length block here.
-            int offset = TDecryptLoop.Run(in messageEncryptionKey, rounds, counterBlock, in messageAuthenticationKey, accumulator, ciphertext, plaintext, LengthBlock(associatedData.Length, plaintext.Length), out bool finished);
+            int offset = default(TDecryptLoop).Run(in messageEncryptionKey, rounds, counterBlock, in messageAuthenticationKey, accumulator, ciphertext, plaintext, LengthBlock(associatedData.Length, plaintext.Length), out bool finished);
             if (!finished)
             {
-                TAes.Ctr32(in messageEncryptionKey, rounds, counterBlock, ciphertext[offset..], plaintext[offset..]);
+                default(TAes).Ctr32(in messageEncryptionKey, rounds, counterBlock, ciphertext[offset..], plaintext[offset..]);
                 AbsorbLast(in messageAuthenticationKey, accumulator, plaintext[offset..], associatedData.Length, plaintext.Length, scratch);
             }
 
@@ -209,7 +209,7 @@ internal static class GcmSiv<TAes, TPolyval>
         }
 
         Span<byte> encrypted = derived[..(blockCount * BlockSize)];
-        TAes.EncryptBlocks(in keyGeneratingKey, rounds, encrypted, encrypted);
+        default(TAes).EncryptBlocks(in keyGeneratingKey, rounds, encrypted, encrypted);
 
         // Keep the first half of each block, packed: two blocks' halves make one key block. They are
         // joined in a register and stored whole because the keys are read back at once as 16-byte
@@ -235,7 +235,7 @@ internal static class GcmSiv<TAes, TPolyval>
         int whole = data.Length & ~(BlockSize - 1);
         if (whole != 0)
         {
-            TPolyval.Update(in key, accumulator, data[..whole]);
+            default(TPolyval).Update(in key, accumulator, data[..whole]);
         }
 
         if (whole != data.Length)
@@ -243,7 +243,7 @@ internal static class GcmSiv<TAes, TPolyval>
             Span<byte> padded = scratch.Slice(BlockOffset, BlockSize);
             padded.Clear();
             data[whole..].CopyTo(padded);
-            TPolyval.Update(in key, accumulator, padded);
+            default(TPolyval).Update(in key, accumulator, padded);
         }
     }
 
@@ -269,7 +269,7 @@ internal static class GcmSiv<TAes, TPolyval>
         // One 16-byte store, not two 8-byte ones, so that Update's 16-byte load of it is forwarded
         // from the store buffer (see ComputeTag). Vector lanes are little-endian on every target.
         LengthBlock(associatedDataLength, plaintextLength).CopyTo(blocks[(last - BlockSize)..]);
-        TPolyval.Update(in key, accumulator, data[..whole], blocks);
+        default(TPolyval).Update(in key, accumulator, data[..whole], blocks);
     }
 
     /// <summary>RFC 8452's length block: LE64 of the AAD's length in bits, then LE64 of the plaintext's.</summary>
@@ -291,7 +291,7 @@ internal static class GcmSiv<TAes, TPolyval>
             Unsafe.ReadUnaligned<uint>(ref Unsafe.Add(ref nonceBytes, 8)));
         Vector128<ulong> clearTopBit = Vector128.Create(ulong.MaxValue, 0x7fffffffffffffffUL);
         Vector128<ulong> block = (Vector128.Create<byte>(accumulator).AsUInt64() ^ nonceBlock) & clearTopBit;
-        return TAes.EncryptBlock(in messageEncryptionKey, rounds, block.AsByte());
+        return default(TAes).EncryptBlock(in messageEncryptionKey, rounds, block.AsByte());
     }
 
     /// <summary>

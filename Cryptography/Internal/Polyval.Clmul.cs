@@ -46,7 +46,7 @@ internal interface ICarrylessMultiply
 internal readonly struct PolyvalClmul<TClmul> : IPolyval
     where TClmul : ICarrylessMultiply
 {
-    public static bool IsSupported => TClmul.IsSupported;
+    public bool IsSupported => TClmul.IsSupported;
 
     /// <summary>
     /// Stores H, and with more than one power H^1..H^n (n from <see cref="PolyvalKeyLayout.PowersFor"/>).
@@ -55,7 +55,7 @@ internal readonly struct PolyvalClmul<TClmul> : IPolyval
     /// the rest overlapping.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
-    public static void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
+    public void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
     {
         ref Vector128<ulong> table = ref PolyvalKeyLayout.Table(in key);
         int powers = PolyvalKeyLayout.PowersFor(blockCount);
@@ -79,10 +79,10 @@ internal readonly struct PolyvalClmul<TClmul> : IPolyval
     }
 
     /// <summary>Init writes entries 16 - n .. 32 (n powers, their halves, the count): everything before is untouched.</summary>
-    public static int UnusedKeyPrefixBytes(int blockCount) => PolyvalKeyLayout.UnusedPrefixBytes(blockCount);
+    public int UnusedKeyPrefixBytes(int blockCount) => PolyvalKeyLayout.UnusedPrefixBytes(blockCount);
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks) =>
+    public void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks) =>
         Update(in key, accumulator, blocks, []);
 
     /// <summary>
@@ -91,7 +91,7 @@ internal readonly struct PolyvalClmul<TClmul> : IPolyval
     /// together; otherwise each part through <see cref="UpdateBlocks"/>.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last)
+    public void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last)
     {
         ref Vector128<ulong> table = ref PolyvalKeyLayout.Table(in key);
         Vector128<ulong> acc = Vector128.Create<byte>(accumulator).AsUInt64();

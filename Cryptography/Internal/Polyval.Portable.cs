@@ -48,9 +48,9 @@ internal readonly struct PolyvalPortable : IPolyval
     /// <summary>Bytes of stack <see cref="BurnStack"/> overwrites after each update.</summary>
     private const int BurnBytes = 1024;
 
-    public static bool IsSupported => true;
+    public bool IsSupported => true;
 
-    public static void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
+    public void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
     {
         if (h.Length != 16)
         {
@@ -88,12 +88,12 @@ internal readonly struct PolyvalPortable : IPolyval
     }
 
     /// <summary>Init writes at most the first 25 words; the wipe covers the whole key (this backend is not the fast path).</summary>
-    public static int UnusedKeyPrefixBytes(int blockCount) => 0;
+    public int UnusedKeyPrefixBytes(int blockCount) => 0;
 
-    public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks) => Update(in key, accumulator, blocks, default);
+    public void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks) => Update(in key, accumulator, blocks, default);
 
     /// <summary>Both parts in one pass: one set-up and one stack burn, which the browser's interpreter pays per call.</summary>
-    public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last)
+    public void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last)
     {
         if (accumulator.Length != 16)
         {

@@ -15,7 +15,7 @@ namespace Cryptography.Internal;
 
 internal readonly struct PolyvalVpclmulqdq : IPolyval
 {
-    public static bool IsSupported => Pclmulqdq.V256.IsSupported && Avx2.IsSupported && Pclmul.IsSupported;
+    public bool IsSupported => Pclmulqdq.V256.IsSupported && Avx2.IsSupported && Pclmul.IsSupported;
 
     /// <summary>
     /// The powers of H two at a time: the table's 256-bit pairs hold (H^(2k), H^(2k-1)), and each
@@ -24,12 +24,12 @@ internal readonly struct PolyvalVpclmulqdq : IPolyval
     /// tree of depth 4. A message of a few hundred bytes pays for this set-up in full, so it counts.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
-    public static void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
+    public void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
     {
         int powers = PolyvalKeyLayout.PowersFor(blockCount);
         if (powers == 1)
         {
-            PolyvalClmul<Pclmul>.Init(h, blockCount, ref key);
+            default(PolyvalClmul<Pclmul>).Init(h, blockCount, ref key);
             return;
         }
 
@@ -82,10 +82,10 @@ internal readonly struct PolyvalVpclmulqdq : IPolyval
         return hi ^ lo;
     }
 
-    public static int UnusedKeyPrefixBytes(int blockCount) => PolyvalKeyLayout.UnusedPrefixBytes(blockCount);
+    public int UnusedKeyPrefixBytes(int blockCount) => PolyvalKeyLayout.UnusedPrefixBytes(blockCount);
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
+    public void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
     {
         int powerCount = PolyvalKeyLayout.PowerCount(in key);
         int wide = powerCount >= 8 ? blocks.Length & ~127 : 0;
@@ -113,7 +113,7 @@ internal readonly struct PolyvalVpclmulqdq : IPolyval
 
         if (wide != blocks.Length)
         {
-            PolyvalClmul<Pclmul>.Update(in key, accumulator, blocks[wide..]);
+            default(PolyvalClmul<Pclmul>).Update(in key, accumulator, blocks[wide..]);
         }
     }
 
@@ -122,11 +122,11 @@ internal readonly struct PolyvalVpclmulqdq : IPolyval
     /// with them, each part goes through the wide groups.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last)
+    public void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last)
     {
         if (PolyvalKeyLayout.PowerCount(in key) == 1)
         {
-            PolyvalClmul<Pclmul>.Update(in key, accumulator, blocks, last);
+            default(PolyvalClmul<Pclmul>).Update(in key, accumulator, blocks, last);
             return;
         }
 

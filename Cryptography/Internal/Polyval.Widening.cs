@@ -83,10 +83,10 @@ internal readonly struct PolyvalWidening<TMultiply, TWide> : IPolyval
     /// <summary>Fewer blocks than this go one at a time: the wide loop's set-up costs about one block.</summary>
     internal const int WideBlocks = 4;
 
-    public static bool IsSupported => TMultiply.IsSupported && Vector128.IsHardwareAccelerated;
+    public bool IsSupported => TMultiply.IsSupported && Vector128.IsHardwareAccelerated;
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
-    public static void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
+    public void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
     {
         // One power of H whatever the length: see the file's opening comment.
         _ = blockCount;
@@ -110,10 +110,10 @@ internal readonly struct PolyvalWidening<TMultiply, TWide> : IPolyval
     }
 
     /// <summary>Init writes the first 22 entries; the wipe covers the whole key (it is small next to the work).</summary>
-    public static int UnusedKeyPrefixBytes(int blockCount) => 0;
+    public int UnusedKeyPrefixBytes(int blockCount) => 0;
 
     /// <summary>The whole blocks, then the last ones (a short message's length block): two updates.</summary>
-    public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last)
+    public void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last)
     {
         if (!blocks.IsEmpty)
         {
@@ -125,7 +125,7 @@ internal readonly struct PolyvalWidening<TMultiply, TWide> : IPolyval
 
     // Never run unoptimised: Tier0 code keeps the accumulator in a slot of this frame, above the burn.
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public static void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
+    public void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
     {
         if (accumulator.Length != 16)
         {

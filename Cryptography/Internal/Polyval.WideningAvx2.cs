@@ -33,7 +33,7 @@ internal readonly struct PolyvalWideningAvx2 : IPolyvalWide
 
     public static bool IsSupported => Avx2.IsSupported && Vector256.IsHardwareAccelerated;
 
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // as PolyvalWidening.Update: no Tier0 slot for the accumulator
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // as default(PolyvalWidening).Update: no Tier0 slot for the accumulator
     public static bool TryUpdate(ref Vector128<ulong> hParts, Vector128<ulong> hSquared, ref Vector128<ulong> acc, ref byte source, nuint length)
     {
         if (!IsSupported)
