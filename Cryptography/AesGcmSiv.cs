@@ -91,7 +91,7 @@ public sealed partial class AesGcmSiv : IDisposable
 
         _backend = Backends.Get(backend);
         _rounds = key.Length == 16 ? 10 : 14;
-        _keyGeneratingKeySchedule = GC.AllocateArray<ulong>(AesKeySchedule.Length, pinned: true);
+        _keyGeneratingKeySchedule = PinnedArray.Allocate<ulong>(AesKeySchedule.Length);
         _backend.ExpandKey(key, ref Schedule);
     }
 
@@ -288,7 +288,11 @@ public sealed partial class AesGcmSiv : IDisposable
     }
 
     // The schedule array is pinned, so this is the only copy of the key material to clear.
-    private void WipeKey() => CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(_keyGeneratingKeySchedule.AsSpan()));
+    private void WipeKey()
+    {
+        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(_keyGeneratingKeySchedule.AsSpan()));
+        PinnedArray.Release(_keyGeneratingKeySchedule);
+    }
 
     private static void CheckParameters(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> input, ReadOnlySpan<byte> output, int tagLength, string outputName)
     {

@@ -36,13 +36,6 @@ namespace Cryptography.Internal;
 /// <summary>Bitsliced constant-time AES (BearSSL ct64 technique); runs everywhere.</summary>
 internal readonly struct AesPortable : IAes
 {
-    /// <summary>Eight 64-bit bit planes: four AES blocks in bitsliced form.</summary>
-    [InlineArray(8)]
-    private struct Slices
-    {
-        private ulong _element0;
-    }
-
     /// <summary>Bytes handled per bitsliced pass: four blocks.</summary>
     private const int GroupBytes = 64;
 
@@ -167,7 +160,7 @@ internal readonly struct AesPortable : IAes
             throw new ArgumentException("Input length must be a multiple of 16.", nameof(input));
         }
 
-        EncryptBlocksCore(((ReadOnlySpan<ulong>)schedule).Slice(0, (rounds + 1) * 8), rounds, input, output);
+        EncryptBlocksCore(schedule.AsSpan().Slice(0, (rounds + 1) * 8), rounds, input, output);
         BurnStack();
     }
 
@@ -220,7 +213,7 @@ internal readonly struct AesPortable : IAes
             throw new ArgumentException("Input and output lengths differ.", nameof(output));
         }
 
-        Ctr32Core(((ReadOnlySpan<ulong>)schedule).Slice(0, (rounds + 1) * 8), rounds, counterBlock, input, output);
+        Ctr32Core(schedule.AsSpan().Slice(0, (rounds + 1) * 8), rounds, counterBlock, input, output);
         BurnStack();
     }
 
@@ -676,6 +669,6 @@ internal readonly struct AesPortable : IAes
     /// <summary>Clears a bitsliced state in a way the JIT cannot drop as a dead store.</summary>
     private static void Wipe(ref Slices q)
     {
-        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes((Span<ulong>)q));
+        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(q.AsSpan()));
     }
 }

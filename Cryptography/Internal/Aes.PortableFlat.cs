@@ -436,7 +436,7 @@ internal readonly struct AesPortableFlat : IAes
                 Store(ref k, ref Unsafe.Add(ref s, 8 * g));
 
                 // Each 8-byte word is read before it is written, so exact aliasing of input and output is safe.
-                nuint n = Math.Min(GroupBytes, length - offset);
+                nuint n = (nuint)Math.Min(GroupBytes, length - offset); // (nuint): netstandard2.0 has only Math.Min(ulong, ulong)
                 nuint i = 0;
                 for (; i + 8 <= n; i += 8)
                 {

@@ -7,7 +7,9 @@
 // works.
 //
 // Adding a backend: its instruction-set files (Aes.<Isa>.cs implementing IAes / IAesBlock, and an
-// ICarrylessMultiply or IPolyval), a value in AesGcmSivBackend, and one line in Widest below.
+// ICarrylessMultiply or IPolyval), a value in AesGcmSivBackend, and one line in Widest, which is per
+// target: Platform/Net/Backends.Widest.cs (every backend) and Platform/NetStandard/Backends.Widest.cs
+// (the software ones: netstandard2.0 has no System.Runtime.Intrinsics).
 
 using System;
 using System.Globalization;
@@ -90,63 +92,10 @@ internal class Backend<TAes, TPolyval, TDecryptLoop>(AesGcmSivBackend id) : Back
     }
 }
 
-/// <summary>
-/// Clears what a message's computation left in the browser interpreter's stack. The browser's .NET
-/// interprets IL (its jiterpreter compiles hot traces that work on the same frames): every local of
-/// a method, the bitsliced state and S-box terms of a round or POLYVAL's accumulator included, lives
-/// in a frame of the interpreter's own stack in WebAssembly memory, and stays there after the call
-/// returns. The portable backends' stack burns use stackalloc, which the interpreter takes from a
-/// separate allocator, so they do not reach those frames (a browser check found the last CTR group's
-/// keystream there after an encryption: Browser/BrowserHost/StackChecks.cs). The frames of a call
-/// begin where the caller's end, so one local as large as the deepest chain of the library's frames,
-/// zeroed right after the call, overwrites them all.
-/// </summary>
-internal static class InterpreterStack
+internal static partial class Backends
 {
-    /// <summary>Bytes zeroed: more than GcmSiv's frame (its MessageState) and the deepest chain below it.</summary>
-    private const int BurnBytes = 8192;
-
-    [InlineArray(BurnBytes / sizeof(ulong))]
-    private struct Area
-    {
-        private ulong _element0;
-    }
-
-    /// <summary>
-    /// Does nothing outside the browser: there frames are on the machine stack, where the software
-    /// backends burn their own and the hardware ones keep keys in registers (SECURITY.md).
-    /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static void BurnInBrowser()
-    {
-        if (OperatingSystem.IsBrowser())
-        {
-            Burn();
-        }
-    }
-
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    [SkipLocalsInit] // ZeroMemory does the clearing, once
-    private static void Burn()
-    {
-        Unsafe.SkipInit(out Area area);
-        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes((Span<ulong>)area));
-    }
-}
-
-internal static class Backends
-{
-    /// <summary>Every backend there is, widest first: the order the choice tries them in.</summary>
-    private static readonly Backend[] Widest =
-    [
-        new Backend<AesVector<AesNi>, PolyvalVpclmulqdq, StitchedWideDecrypt<AesNi>>(AesGcmSivBackend.AesNiVpclmulqdq),
-        new Backend<AesVector<AesNi>, PolyvalClmul<Pclmul>, StitchedDecrypt<AesNi, Pclmul>>(AesGcmSivBackend.AesNiPclmulqdq),
-        new Backend<AesVector<AesArm64>, PolyvalClmul<Pmull>>(AesGcmSivBackend.Arm64),
-        new Backend<AesBitslicedVector<AesBitslicedAvx2>, PolyvalWidening<NativeWideningMultiply, PolyvalWideningAvx2>>(AesGcmSivBackend.BitslicedVector),
-        new Backend<AesPortable, PolyvalPortable>(AesGcmSivBackend.Portable),
-        // Browser only (its IsSupported); after Portable so Choose never reaches it: Active picks it there.
-        new Backend<AesPortableFlat, PolyvalPortable>(AesGcmSivBackend.PortableFlat),
-    ];
+    /// <summary>Every backend there is, widest first (per target); initialised before Active, which reads it.</summary>
+    private static readonly Backend[] Widest = AllWidestFirst();
 
     /// <summary>The backend new instances use: the widest this machine supports that passes its self-test.</summary>
     public static readonly Backend Active = Get(OperatingSystem.IsBrowser() && SelfTest.Passes(AesGcmSivBackend.PortableFlat) ? AesGcmSivBackend.PortableFlat : Choose(Supported(), SelfTest.Passes));

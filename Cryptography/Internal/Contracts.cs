@@ -13,27 +13,8 @@ using System.Runtime.Intrinsics;
 
 namespace Cryptography.Internal;
 
-/// <summary>Storage for an expanded AES key in whatever form a backend wants it.</summary>
-/// <remarks>
-/// 120 64-bit words (960 bytes) is the largest form used: the bitsliced portable backend keeps
-/// 8 words per round key and AES-256 has 15 round keys. Hardware backends use the first
-/// 15 x 16 bytes as ordinary FIPS-197 round keys. Always wiped by its owner after use.
-/// </remarks>
-[InlineArray(Length)]
-internal struct AesKeySchedule
-{
-    public const int Length = 120;
-    private ulong _element0;
-}
-
-/// <summary>Storage for a prepared POLYVAL key (H and, for wide backends, its powers).</summary>
-/// <remarks>68 words: H^16..H^1 (32 words), their Karatsuba halves (32 words), a count and H again (Polyval.KeyLayout.cs).</remarks>
-[InlineArray(Length)]
-internal struct PolyvalKey
-{
-    public const int Length = 68;
-    private ulong _element0;
-}
+// AesKeySchedule and PolyvalKey, the storage these contracts pass by reference, are in
+// Platform/Net/Storage.cs and Platform/NetStandard/Storage.cs (inline arrays need the .NET 8+ runtime).
 
 /// <summary>AES encryption (FIPS-197) with a 128- or 256-bit key.</summary>
 internal interface IAes

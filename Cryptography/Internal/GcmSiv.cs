@@ -30,12 +30,6 @@ internal static class GcmSiv<TAes, TPolyval>
         public AesKeySchedule MessageEncryptionKey;
     }
 
-    [InlineArray(ScratchSize)]
-    private struct ScratchBuffer
-    {
-        private byte _element0;
-    }
-
     /// <summary>
     /// Zeroes what <paramref name="state"/> may hold: from the first POLYVAL-key byte Init writes for
     /// <paramref name="polyvalBlocks"/> to the last round-key byte, in one call (the call itself
@@ -57,7 +51,7 @@ internal static class GcmSiv<TAes, TPolyval>
     private const int CounterOffset = 144;      // the CTR counter block
     private const int ReceivedTagOffset = 160;  // decrypt: copy of the tag (plaintext may overlap it)
     private const int NonceOffset = 176;        // decrypt: copy of the nonce (plaintext may overlap it)
-    private const int ScratchSize = 192;         // 188 used; whole 16-byte blocks keep the round keys after it aligned
+    private const int ScratchSize = ScratchBuffer.Length; // 192: 188 used; whole 16-byte blocks keep the round keys after it aligned
 
     [SkipLocalsInit]
     [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)] // a root of its own: see Decrypt
@@ -75,7 +69,7 @@ internal static class GcmSiv<TAes, TPolyval>
         int polyvalBlocks = Math.Max(associatedData.Length, plaintext.Length) / BlockSize;
         try
         {
-            Span<byte> scratch = state.Scratch;
+            Span<byte> scratch = state.Scratch.AsSpan();
             ref PolyvalKey messageAuthenticationKey = ref state.MessageAuthenticationKey;
             ref AesKeySchedule messageEncryptionKey = ref state.MessageEncryptionKey;
             Span<byte> derived = scratch.Slice(DerivedOffset, 96);
@@ -136,7 +130,7 @@ internal static class GcmSiv<TAes, TPolyval>
         int polyvalBlocks = default(TDecryptLoop).PolyvalBlocks(Math.Max(associatedData.Length, ciphertext.Length) / BlockSize);
         try
         {
-            Span<byte> scratch = state.Scratch;
+            Span<byte> scratch = state.Scratch.AsSpan();
             ref PolyvalKey messageAuthenticationKey = ref state.MessageAuthenticationKey;
             ref AesKeySchedule messageEncryptionKey = ref state.MessageEncryptionKey;
 

@@ -1,0 +1,198 @@
+// netstandard2.0: the members of newer .NET that the shared files call and this target lacks, with
+// the same names, so that those files compile unchanged (C# 14 static extension members add a static
+// method to an existing type, such as ArgumentNullException.ThrowIfNull). Each does what the .NET
+// member does, for the arguments this library passes.
+
+using System;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+
+namespace Cryptography
+{
+    /// <summary>
+    /// Stands in for System.Runtime.CompilerServices.MethodImplOptions in the library's attributes:
+    /// netstandard2.0's enum has no AggressiveOptimization (512, which Mono and .NET Framework
+    /// ignore). Type lookup finds this class in the library's namespace before the imported enum,
+    /// and its constants are values of that enum, so [MethodImpl(...)] means the same on every target.
+    /// </summary>
+    internal static class MethodImplOptions
+    {
+        public const System.Runtime.CompilerServices.MethodImplOptions AggressiveInlining = System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining;
+        public const System.Runtime.CompilerServices.MethodImplOptions NoInlining = System.Runtime.CompilerServices.MethodImplOptions.NoInlining;
+        public const System.Runtime.CompilerServices.MethodImplOptions NoOptimization = System.Runtime.CompilerServices.MethodImplOptions.NoOptimization;
+        public const System.Runtime.CompilerServices.MethodImplOptions AggressiveOptimization = (System.Runtime.CompilerServices.MethodImplOptions)512;
+    }
+
+    internal static class PlatformExtensions
+    {
+        extension(ArgumentNullException)
+        {
+            public static void ThrowIfNull([System.Diagnostics.CodeAnalysis.NotNull] object? argument, [CallerArgumentExpression(nameof(argument))] string? paramName = null)
+            {
+                if (argument is null)
+                {
+                    throw new ArgumentNullException(paramName);
+                }
+            }
+        }
+
+        extension(ObjectDisposedException)
+        {
+            public static void ThrowIf([System.Diagnostics.CodeAnalysis.DoesNotReturnIf(true)] bool condition, object instance)
+            {
+                if (condition)
+                {
+                    throw new ObjectDisposedException(instance?.GetType().FullName);
+                }
+            }
+        }
+
+        extension(ArgumentOutOfRangeException)
+        {
+            public static void ThrowIfNegative(int value, [CallerArgumentExpression(nameof(value))] string? paramName = null)
+            {
+                if (value < 0)
+                {
+                    throw new ArgumentOutOfRangeException(paramName, value, "The value must not be negative.");
+                }
+            }
+
+            public static void ThrowIfGreaterThan(int value, int other, [CallerArgumentExpression(nameof(value))] string? paramName = null)
+            {
+                if (value > other)
+                {
+                    throw new ArgumentOutOfRangeException(paramName, value, $"The value must be less than or equal to {other}.");
+                }
+            }
+
+            public static void ThrowIfLessThan(int value, int other, [CallerArgumentExpression(nameof(value))] string? paramName = null)
+            {
+                if (value < other)
+                {
+                    throw new ArgumentOutOfRangeException(paramName, value, $"The value must be greater than or equal to {other}.");
+                }
+            }
+        }
+
+        extension(System.Threading.Interlocked)
+        {
+            /// <summary>Atomically ORs <paramref name="value"/> into <paramref name="location"/>; returns the value before.</summary>
+            public static int Or(ref int location, int value)
+            {
+                int current = System.Threading.Volatile.Read(ref location);
+                while (true)
+                {
+                    int seen = System.Threading.Interlocked.CompareExchange(ref location, current | value, current);
+                    if (seen == current)
+                    {
+                        return seen;
+                    }
+
+                    current = seen;
+                }
+            }
+        }
+
+        extension(System.Security.Cryptography.RandomNumberGenerator)
+        {
+            /// <summary>Fills <paramref name="data"/> from the system's cryptographic generator (through a wiped array: netstandard2.0's takes arrays only).</summary>
+            public static void Fill(Span<byte> data)
+            {
+                byte[] bytes = new byte[data.Length];
+                using (var generator = System.Security.Cryptography.RandomNumberGenerator.Create())
+                {
+                    generator.GetBytes(bytes);
+                }
+
+                bytes.CopyTo(data);
+                System.Security.Cryptography.CryptographicOperations.ZeroMemory(bytes);
+            }
+        }
+
+        extension(GC)
+        {
+            /// <summary>
+            /// An ordinary array: netstandard2.0 has no pinned object heap, so <paramref name="pinned"/> is
+            /// not honoured and the garbage collector may leave a copy behind when it compacts (the record
+            /// layer's buffers; AesGcmSiv's key schedule is pinned by PinnedArray instead).
+            /// </summary>
+            public static T[] AllocateArray<T>(int length, bool pinned = false) => new T[length];
+        }
+
+        extension(OperatingSystem)
+        {
+            /// <summary>False: the browser's .NET takes the package's net10.0 build, never this one.</summary>
+            public static bool IsBrowser() => false;
+        }
+
+        extension(MemoryMarshal)
+        {
+            public static ref T GetArrayDataReference<T>(T[] array) => ref MemoryMarshal.GetReference(array.AsSpan());
+
+            /// <summary>A span over memory that cannot move (the stack, or a pinned array): made from its address.</summary>
+            public static unsafe Span<T> CreateSpan<T>(ref T reference, int length) => new(Unsafe.AsPointer(ref reference), length);
+        }
+    }
+}
+
+namespace System.Numerics
+{
+    /// <summary>The rotations of .NET's BitOperations (branch-free shifts).</summary>
+    internal static class BitOperations
+    {
+        public static uint RotateLeft(uint value, int offset) => (value << offset) | (value >> (32 - offset));
+
+        public static ulong RotateLeft(ulong value, int offset) => (value << offset) | (value >> (64 - offset));
+
+        public static uint RotateRight(uint value, int offset) => (value >> offset) | (value << (32 - offset));
+
+        public static ulong RotateRight(ulong value, int offset) => (value >> offset) | (value << (64 - offset));
+    }
+}
+
+namespace System.Security.Cryptography
+{
+    /// <summary>
+    /// .NET's CryptographicOperations for netstandard2.0 (Microsoft.Bcl.Cryptography has it only as
+    /// an internal type there). The same promises: ZeroMemory is not removed by an optimiser, since
+    /// the method is never inlined or optimised (so no JIT can see that the zeroed bytes are not
+    /// read again), and FixedTimeEquals takes the same time for any contents of equal-length inputs.
+    /// </summary>
+    internal static class CryptographicOperations
+    {
+        [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.NoOptimization)]
+        public static void ZeroMemory(Span<byte> buffer) => buffer.Clear();
+
+        [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.NoOptimization)]
+        public static bool FixedTimeEquals(ReadOnlySpan<byte> left, ReadOnlySpan<byte> right)
+        {
+            // Lengths are public; contents are compared without a data-dependent branch.
+            if (left.Length != right.Length)
+            {
+                return false;
+            }
+
+            int accumulator = 0;
+            for (int i = 0; i < left.Length; i++)
+            {
+                accumulator |= left[i] - right[i];
+            }
+
+            return accumulator == 0;
+        }
+    }
+
+    /// <summary>
+    /// netstandard2.0 has no AuthenticationTagMismatchException (Microsoft.Bcl.Cryptography 11.0.0
+    /// adds it for net462, not for netstandard2.0). This build throws an internal type of that name,
+    /// derived from CryptographicException like .NET's: callers catch CryptographicException, which
+    /// catches a tag mismatch on every target (docs/platforms.md).
+    /// </summary>
+    internal sealed class AuthenticationTagMismatchException : CryptographicException
+    {
+        public AuthenticationTagMismatchException()
+            : base("The computed authentication tag did not match the input authentication tag.")
+        {
+        }
+    }
+}
