@@ -14,7 +14,7 @@ using NUnit.Framework;
 namespace Tests;
 
 [TestFixture]
-public class EquivalenceTests
+public partial class EquivalenceTests
 {
     private const int Seed = 8452;
 
@@ -158,35 +158,6 @@ public class EquivalenceTests
         default(PolyvalPortable).Init(new byte[16], 1, ref key);
         Assert.That(() => default(PolyvalPortable).Update(key, new byte[15], new byte[16]), Throws.ArgumentException.With.Property("ParamName").EqualTo("accumulator").And.Message.StartsWith("Accumulator must be 16 bytes."));
         Assert.That(() => default(PolyvalPortable).Update(key, new byte[16], new byte[17]), Throws.ArgumentException.With.Property("ParamName").EqualTo("blocks").And.Message.StartsWith("Input length must be a multiple of 16."));
-    }
-
-    /// <summary>
-    /// The VPCLMULQDQ backend makes its POLYVAL key table two powers at a time; the 128-bit body makes
-    /// the same table one power at a time. Entry by entry they must agree, for each count of powers,
-    /// so that a wrong pair is named here rather than found through a wrong tag.
-    /// </summary>
-    [TestCase(1)]
-    [TestCase(8)]
-    [TestCase(16)]
-    public void VpclmulqdqKeyTableMatchesTheOneAtATimeTable(int blockCount)
-    {
-        Assume.That(default(PolyvalVpclmulqdq).IsSupported, "VPCLMULQDQ is not available here");
-        var random = new Random(Seed + blockCount);
-        byte[] h = Bytes(random, 16);
-        PolyvalKey wide = default, narrow = default;
-        default(PolyvalVpclmulqdq).Init(h, blockCount, ref wide);
-        default(PolyvalClmul<Pclmul>).Init(h, blockCount, ref narrow);
-        int start = PolyvalKeyLayout.UnusedPrefixBytes(blockCount);
-        Assert.That(start, Is.EqualTo(default(PolyvalVpclmulqdq).UnusedKeyPrefixBytes(blockCount)));
-        byte[] wideBytes = System.Runtime.InteropServices.MemoryMarshal.AsBytes((Span<ulong>)wide).ToArray();
-        byte[] narrowBytes = System.Runtime.InteropServices.MemoryMarshal.AsBytes((Span<ulong>)narrow).ToArray();
-        for (int entry = start / 16; entry < wideBytes.Length / 16; entry++)
-        {
-            Assert.That(Convert.ToHexStringLower(wideBytes.AsSpan(entry * 16, 16)), Is.EqualTo(Convert.ToHexStringLower(narrowBytes.AsSpan(entry * 16, 16))), $"entry {entry}, {blockCount} blocks");
-        }
-
-        // Nothing before the first entry in use is written (GcmSiv's wipe starts there).
-        Assert.That(wideBytes.AsSpan(0, start).IndexOfAnyExcept((byte)0), Is.EqualTo(-1));
     }
 
     [TestCaseSource(nameof(HardwareCases))]

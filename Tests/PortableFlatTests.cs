@@ -69,7 +69,7 @@ public class PortableFlatTests
                 expected[j] = shifted;
             }
 
-            Assert.That(((ReadOnlySpan<ulong>)actual).ToArray(), Is.EqualTo(((ReadOnlySpan<ulong>)expected).ToArray()), $"key {Convert.ToHexStringLower(key)}");
+            Assert.That(actual.AsSpan().ToArray(), Is.EqualTo(expected.AsSpan().ToArray()), $"key {Convert.ToHexStringLower(key)}");
         }
     }
 

@@ -198,17 +198,7 @@ public class StackHygieneTests
             secrets.Add(("message-encryption key (second half)", encryption[16..]));
         }
 
-        if (backend is AesGcmSivBackend.AesNiPclmulqdq or AesGcmSivBackend.AesNiVpclmulqdq)
-        {
-            AesKeySchedule schedule = default;
-            AesNi.ExpandKey(encryption, ref schedule);
-            byte[] roundKeys = MemoryMarshal.AsBytes((Span<ulong>)schedule).ToArray();
-            int rounds = encryption.Length == 16 ? 10 : 14;
-            for (int i = 1; i <= rounds; i++)
-            {
-                secrets.Add(($"round key {i}", roundKeys[(i * 16)..((i + 1) * 16)]));
-            }
-        }
+        secrets.AddRange(HardwarePrimitives.RoundKeys(backend, encryption));
 
         return secrets;
     }

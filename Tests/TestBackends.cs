@@ -21,13 +21,11 @@ public static class TestBackends
 
 internal abstract class Primitives
 {
-    public static Primitives For(AesGcmSivBackend backend) => backend switch
+    // The hardware backends' primitives are in HardwarePrimitives.cs (net10.0); the .NET Framework
+    // test build (Tests.Mono) has only the software backends.
+    public static Primitives For(AesGcmSivBackend backend) => HardwarePrimitives.For(backend) ?? backend switch
     {
-        AesGcmSivBackend.AesNiVpclmulqdq => new Primitives<AesVector<AesNi>, PolyvalVpclmulqdq>(),
-        AesGcmSivBackend.AesNiPclmulqdq => new Primitives<AesVector<AesNi>, PolyvalClmul<Pclmul>>(),
-        AesGcmSivBackend.Arm64 => new Primitives<AesVector<AesArm64>, PolyvalClmul<Pmull>>(),
         AesGcmSivBackend.PortableFlat => new Primitives<AesPortableFlat, PolyvalPortable>(),
-        AesGcmSivBackend.BitslicedVector => new Primitives<AesBitslicedVector<AesBitslicedAvx2>, PolyvalWidening<NativeWideningMultiply, PolyvalWideningAvx2>>(),
         _ => new Primitives<AesPortable, PolyvalPortable>(),
     };
 
@@ -119,8 +117,8 @@ internal sealed class Primitives<TAes, TPolyval> : Primitives
         default(TPolyval).Init(authenticationKey, blockCount, ref polyvalKey);
         AesKeySchedule schedule = default;
         default(TAes).ExpandKey(encryptionKey, ref schedule);
-        byte[] table = MemoryMarshal.AsBytes((Span<ulong>)polyvalKey).ToArray();
-        byte[] roundKeys = MemoryMarshal.AsBytes((Span<ulong>)schedule)[..default(TAes).ScheduleBytes(Rounds(encryptionKey))].ToArray();
+        byte[] table = MemoryMarshal.AsBytes(polyvalKey.AsSpan()).ToArray();
+        byte[] roundKeys = MemoryMarshal.AsBytes(schedule.AsSpan())[..default(TAes).ScheduleBytes(Rounds(encryptionKey))].ToArray();
         return [.. Entries("POLYVAL key table", table), .. Entries("message-encryption key schedule", roundKeys)];
     }
 

@@ -70,5 +70,5 @@ internal static class PinnedArray
     public static T[] Allocate<T>(int length) => GC.AllocateArray<T>(length, pinned: true);
 
     /// <summary>Called once the array is wiped and no longer used; the runtime unpins it by itself when it is collected.</summary>
-    public static void Release<T>(T[] array) => _ = array;
+    public static void Release<T>(T[]? array) => _ = array;
 }

@@ -98,9 +98,17 @@ internal static class PinnedArray
         return array;
     }
 
-    /// <summary>Unpins <paramref name="array"/>; called once it is wiped and no longer used (AesGcmSiv's Dispose or finalizer).</summary>
-    public static void Release<T>(T[] array)
+    /// <summary>
+    /// Unpins <paramref name="array"/>; called once it is wiped and no longer used (AesGcmSiv's Dispose
+    /// or finalizer). Null when a constructor threw before allocating it, and the finalizer still ran.
+    /// </summary>
+    public static void Release<T>(T[]? array)
     {
+        if (array is null)
+        {
+            return;
+        }
+
         lock (Handles)
         {
             if (Handles.TryGetValue(array, out GCHandle handle))

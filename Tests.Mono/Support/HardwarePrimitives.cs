@@ -1,0 +1,17 @@
+// Tests/HardwarePrimitives.cs for .NET Framework: the netstandard2.0 library has no hardware backends,
+// so there are no hardware primitives and the backend the choice must make is always Portable.
+
+using System.Collections.Generic;
+using System.Linq;
+using Cryptography;
+
+namespace Tests;
+
+internal static class HardwarePrimitives
+{
+    public static Primitives? For(AesGcmSivBackend backend) => null;
+
+    public static IEnumerable<(string, byte[])> RoundKeys(AesGcmSivBackend backend, byte[] encryption) => Enumerable.Empty<(string, byte[])>();
+
+    public static AesGcmSivBackend ExpectedFromCpu() => AesGcmSivBackend.Portable;
+}
