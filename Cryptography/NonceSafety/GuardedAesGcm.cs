@@ -106,17 +106,17 @@ public sealed class GuardedAesGcm : GuardedAead
 
     private readonly struct Adapter(AesGcm aead) : IGuardedAead
     {
-        public static string Name => "AES-GCM";
+        public string Name => "AES-GCM";
 
-        public static int NonceSize => 12;
+        public int NonceSize => 12;
 
-        public static int MaxTagSize => 16;
+        public int MaxTagSize => 16;
 
         // Not safe for concurrent calls: NonceGuard runs every call under the history's lock.
-        public static bool Concurrent => false;
+        public bool Concurrent => false;
 
         // Never reserves: every call runs under the history's lock and records only on success.
-        public static void CheckEncryptBuffers(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag)
+        public void CheckEncryptBuffers(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag)
         {
         }
 

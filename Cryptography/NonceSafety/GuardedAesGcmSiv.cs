@@ -108,18 +108,18 @@ public sealed class GuardedAesGcmSiv : GuardedAead
 
     private readonly struct Adapter(AesGcmSiv aead) : IGuardedAead
     {
-        public static string Name => "AES-GCM-SIV";
+        public string Name => "AES-GCM-SIV";
 
-        public static int NonceSize => 12;
+        public int NonceSize => 12;
 
-        public static int MaxTagSize => 16;
+        public int MaxTagSize => 16;
 
         // AesGcmSiv is safe for concurrent calls: NonceGuard reserves and publishes around them.
-        public static bool Concurrent => true;
+        public bool Concurrent => true;
 
         // AesGcmSiv.Encrypt's checks, in its order and with its messages (the guard has checked the
         // nonce's length and the ciphertext's already), so that no call fails after reserving.
-        public static void CheckEncryptBuffers(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag)
+        public void CheckEncryptBuffers(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag)
         {
             if (tag.Length != 16)
             {

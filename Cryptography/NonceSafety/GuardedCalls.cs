@@ -32,16 +32,16 @@ internal abstract class GuardedCalls
         public Typed(TAead aead, IDisposable owned)
         {
             // The history keys entries by exactly 96 bits; an AEAD with other nonces needs another history.
-            if (TAead.NonceSize != NonceHistory.NonceSize)
+            if (default(TAead).NonceSize != NonceHistory.NonceSize)
             {
-                throw new NotSupportedException($"{TAead.Name} takes {TAead.NonceSize}-byte nonces; the nonce history keeps {NonceHistory.NonceSize}-byte nonces only.");
+                throw new NotSupportedException($"{default(TAead).Name} takes {default(TAead).NonceSize}-byte nonces; the nonce history keeps {NonceHistory.NonceSize}-byte nonces only.");
             }
 
             _aead = aead;
             _owned = owned;
         }
 
-        public override string Name => TAead.Name;
+        public override string Name => default(TAead).Name;
 
         public override void Encrypt(NonceHistory history, NonceReusePolicy policy, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
             => NonceGuard.Encrypt(_aead, history, policy, nonce, plaintext, ciphertext, tag, associatedData);

@@ -38,14 +38,14 @@ namespace Cryptography.NonceSafety;
 /// <summary>The calls a guard makes on the AEAD it wraps.</summary>
 internal interface IGuardedAead
 {
-    static abstract string Name { get; }
+    string Name { get; }
 
     /// <summary>The one nonce length the AEAD takes, in bytes; the history supports only
     /// <see cref="NonceHistory.NonceSize"/>.</summary>
-    static virtual int NonceSize => NonceHistory.NonceSize;
+    int NonceSize { get; }
 
     /// <summary>The longest tag the AEAD takes, in bytes: the size of the guard's private tag copies.</summary>
-    static virtual int MaxTagSize => 16;
+    int MaxTagSize { get; }
 
     /// <summary>
     /// Whether the AEAD may be called from many threads at once. .NET's AesGcm and
@@ -53,7 +53,7 @@ internal interface IGuardedAead
     /// each whole call under the history's lock, which also spares them a second lock
     /// acquisition and the pending state of the two-phase path.
     /// </summary>
-    static abstract bool Concurrent { get; }
+    bool Concurrent { get; }
 
     /// <summary>
     /// For a <see cref="Concurrent"/> AEAD: throws the exception its Encrypt would throw for these
@@ -61,7 +61,7 @@ internal interface IGuardedAead
     /// window's current generation, so a run of calls failing after the reservation would push
     /// real nonces out of the exact window early.
     /// </summary>
-    static abstract void CheckEncryptBuffers(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag);
+    void CheckEncryptBuffers(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag);
 
     void Encrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData);
 
@@ -74,13 +74,13 @@ internal static class NonceGuard
     public static void Encrypt<TAead>(TAead aead, NonceHistory history, NonceReusePolicy policy, ReadOnlySpan<byte> callersNonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
         where TAead : struct, IGuardedAead
     {
-        if (callersNonce.Length != TAead.NonceSize)
+        if (callersNonce.Length != default(TAead).NonceSize)
         {
             throw new ArgumentException(Internal.Messages.InvalidNonceSize, "nonce");
         }
 
         // One read of the caller's buffer: the history checks exactly the nonce the AEAD uses.
-        Span<byte> nonce = stackalloc byte[TAead.NonceSize];
+        Span<byte> nonce = stackalloc byte[default(TAead).NonceSize];
         callersNonce.CopyTo(nonce);
 
         // Checked here because a repeat encrypts into a private buffer of the plaintext's length
@@ -92,7 +92,7 @@ internal static class NonceGuard
 
         ulong low = NonceHistory.NonceLow(nonce);
         uint high = NonceHistory.NonceHigh(nonce);
-        if (!TAead.Concurrent)
+        if (!default(TAead).Concurrent)
         {
             ulong hash = history.Hash(low, high);
             lock (history.SyncRoot)
@@ -112,7 +112,7 @@ internal static class NonceGuard
             return;
         }
 
-        TAead.CheckEncryptBuffers(plaintext, ciphertext, tag);
+        default(TAead).CheckEncryptBuffers(plaintext, ciphertext, tag);
         var spinner = default(SpinWait);
         while (true)
         {
@@ -151,17 +151,17 @@ internal static class NonceGuard
     {
         if (check)
         {
-            if (nonce.Length != TAead.NonceSize)
+            if (nonce.Length != default(TAead).NonceSize)
             {
                 throw new ArgumentException(Internal.Messages.InvalidNonceSize, nameof(nonce));
             }
 
             // One read of the caller's nonce and tag: the history records exactly what the AEAD
             // verified. A tag longer than any AEAD takes is passed on for the AEAD to reject.
-            Span<byte> nonceCopy = stackalloc byte[TAead.NonceSize];
-            Span<byte> tagCopy = stackalloc byte[TAead.MaxTagSize];
+            Span<byte> nonceCopy = stackalloc byte[default(TAead).NonceSize];
+            Span<byte> tagCopy = stackalloc byte[default(TAead).MaxTagSize];
             nonce.CopyTo(nonceCopy);
-            if (tag.Length <= TAead.MaxTagSize)
+            if (tag.Length <= default(TAead).MaxTagSize)
             {
                 tag.CopyTo(tagCopy);
                 DecryptLocking(aead, history, policy, check, nonceCopy, ciphertext, tagCopy[..tag.Length], plaintext, associatedData);
@@ -180,7 +180,7 @@ internal static class NonceGuard
     private static void DecryptLocking<TAead>(TAead aead, NonceHistory history, NonceReusePolicy policy, bool check, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData)
         where TAead : struct, IGuardedAead
     {
-        if (!TAead.Concurrent)
+        if (!default(TAead).Concurrent)
         {
             lock (history.SyncRoot)
             {
@@ -208,7 +208,7 @@ internal static class NonceGuard
         var spinner = default(SpinWait);
         NonceLookup found;
         StoredTag seen;
-        if (!TAead.Concurrent)
+        if (!default(TAead).Concurrent)
         {
             // The caller holds the lock: no call can be in flight, so nothing is pending.
             ulong hash = history.Hash(low, high);
@@ -260,7 +260,7 @@ internal static class NonceGuard
         // of a size allocates; it is wiped before it goes back.
         byte[]? rented = plaintext.IsEmpty ? null : ArrayPool<byte>.Shared.Rent(plaintext.Length);
         Span<byte> privateCiphertext = rented is null ? [] : rented.AsSpan(0, plaintext.Length);
-        Span<byte> privateTag = stackalloc byte[tag.Length <= TAead.MaxTagSize ? tag.Length : 0];
+        Span<byte> privateTag = stackalloc byte[tag.Length <= default(TAead).MaxTagSize ? tag.Length : 0];
         if (privateTag.Length != tag.Length)
         {
             // A tag size the AEAD will reject anyway; let it say so.
@@ -303,7 +303,7 @@ internal static class NonceGuard
             : decrypting
             ? "A received message reuses the nonce {0} of an earlier, different message under the same {1} key (found {2}). The plaintext buffer has been zeroed."
             : "The nonce {0} was already used with this {1} key for a different message (found {2}). Nothing was written.";
-        return new NonceReuseException(string.Format(CultureInfo.InvariantCulture, what, Convert.ToHexString(nonce), TAead.Name, where))
+        return new NonceReuseException(string.Format(CultureInfo.InvariantCulture, what, Convert.ToHexString(nonce), default(TAead).Name, where))
         {
             LongRange = longRange,
         };

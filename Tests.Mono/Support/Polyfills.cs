@@ -48,6 +48,20 @@ namespace Tests
             }
         }
 
+        extension(BitConverter)
+        {
+            public static bool TryWriteBytes(Span<byte> destination, int value)
+            {
+                if (destination.Length < sizeof(int))
+                {
+                    return false;
+                }
+
+                System.Runtime.InteropServices.MemoryMarshal.Write(destination, ref value);
+                return true;
+            }
+        }
+
         extension(Array)
         {
             public static void Clear(Array array) => Array.Clear(array, 0, array.Length);

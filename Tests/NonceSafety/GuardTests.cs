@@ -14,54 +14,6 @@ using NUnit.Framework;
 
 namespace Tests.NonceSafety;
 
-/// <summary>One guarded AEAD under test, with its bare counterpart for making messages by hand.</summary>
-public sealed class GuardKind
-{
-    private GuardKind(string name, int keySize, Func<byte[], NonceGuardOptions?, GuardedAead> create, Action<byte[], byte[], byte[], byte[], byte[]> encryptUnguarded, NonceReusePolicy defaultPolicy)
-    {
-        Name = name;
-        KeySize = keySize;
-        Create = create;
-        EncryptUnguarded = encryptUnguarded;
-        DefaultPolicy = defaultPolicy;
-    }
-
-    public string Name { get; }
-
-    public int KeySize { get; }
-
-    public NonceReusePolicy DefaultPolicy { get; }
-
-    /// <summary>Creates the guard: (key, options).</summary>
-    public Func<byte[], NonceGuardOptions?, GuardedAead> Create { get; }
-
-    /// <summary>Encrypts with the bare AEAD, bypassing every check: (key, nonce, plaintext, ciphertext, tag).</summary>
-    public Action<byte[], byte[], byte[], byte[], byte[]> EncryptUnguarded { get; }
-
-    public static IEnumerable<GuardKind> All()
-    {
-        yield return new GuardKind("AesGcm", 16, (key, options) => new GuardedAesGcm(key, 16, options), (key, nonce, plaintext, ciphertext, tag) =>
-        {
-            using var bare = new AesGcm(key, 16);
-            bare.Encrypt(nonce, plaintext, ciphertext, tag);
-        }, NonceReusePolicy.Refuse);
-        yield return new GuardKind("ChaCha20Poly1305", 32, (key, options) => new GuardedChaCha20Poly1305(key, options), (key, nonce, plaintext, ciphertext, tag) =>
-        {
-            using var bare = new ChaCha20Poly1305(key);
-            bare.Encrypt(nonce, plaintext, ciphertext, tag);
-        }, NonceReusePolicy.Refuse);
-        yield return new GuardKind("AesGcmSiv", 32, (key, options) => new GuardedAesGcmSiv(key, options), (key, nonce, plaintext, ciphertext, tag) =>
-        {
-            using var bare = new AesGcmSiv(key);
-            bare.Encrypt(nonce, plaintext, ciphertext, tag);
-        }, NonceReusePolicy.Observe);
-    }
-
-    public byte[] NewKey() => RandomNumberGenerator.GetBytes(KeySize);
-
-    public override string ToString() => Name;
-}
-
 [TestFixture]
 public class GuardTests
 {

@@ -95,6 +95,17 @@ namespace Cryptography
 
         extension(System.Security.Cryptography.RandomNumberGenerator)
         {
+            public static byte[] GetBytes(int count)
+            {
+                byte[] bytes = new byte[count];
+                using (var generator = System.Security.Cryptography.RandomNumberGenerator.Create())
+                {
+                    generator.GetBytes(bytes);
+                }
+
+                return bytes;
+            }
+
             /// <summary>Fills <paramref name="data"/> from the system's cryptographic generator (through a wiped array: netstandard2.0's takes arrays only).</summary>
             public static void Fill(Span<byte> data)
             {
@@ -107,6 +118,74 @@ namespace Cryptography
                 bytes.CopyTo(data);
                 System.Security.Cryptography.CryptographicOperations.ZeroMemory(bytes);
             }
+        }
+
+        extension(System.Text.Encoding encoding)
+        {
+            public int GetBytes(string chars, Span<byte> bytes)
+            {
+                byte[] encoded = encoding.GetBytes(chars);
+                encoded.CopyTo(bytes);
+                return encoded.Length;
+            }
+        }
+
+        extension(System.Security.Cryptography.HMACSHA256)
+        {
+            public static int HashSizeInBytes => 32;
+
+            /// <summary>
+            /// HMAC-SHA256 of <paramref name="source"/> into <paramref name="destination"/>. netstandard2.0's
+            /// HMAC takes arrays: the input is copied into an array pinned for the call (so the garbage
+            /// collector leaves no copy of it) and wiped before it is released.
+            /// </summary>
+            public static int HashData(byte[] key, ReadOnlySpan<byte> source, Span<byte> destination)
+            {
+                byte[] input = new byte[source.Length];
+                GCHandle pin = GCHandle.Alloc(input, GCHandleType.Pinned);
+                try
+                {
+                    source.CopyTo(input);
+                    using var hmac = new System.Security.Cryptography.HMACSHA256(key);
+                    byte[] mac = hmac.ComputeHash(input);
+                    mac.CopyTo(destination);
+                    System.Security.Cryptography.CryptographicOperations.ZeroMemory(mac);
+                    return 32;
+                }
+                finally
+                {
+                    System.Security.Cryptography.CryptographicOperations.ZeroMemory(input);
+                    pin.Free();
+                }
+            }
+        }
+
+        extension(Convert)
+        {
+            /// <summary>Upper-case hex, as .NET's (for messages: a reused nonce is not secret).</summary>
+            public static string ToHexString(ReadOnlySpan<byte> bytes)
+            {
+                const string Digits = "0123456789ABCDEF";
+                char[] chars = new char[bytes.Length * 2];
+                for (int i = 0; i < bytes.Length; i++)
+                {
+                    chars[2 * i] = Digits[bytes[i] >> 4];
+                    chars[(2 * i) + 1] = Digits[bytes[i] & 0xF];
+                }
+
+                return new string(chars);
+            }
+        }
+
+        extension(Enum)
+        {
+            public static bool IsDefined<TEnum>(TEnum value)
+                where TEnum : struct, Enum => Enum.IsDefined(typeof(TEnum), value);
+        }
+
+        extension(Array)
+        {
+            public static void Clear(Array array) => Array.Clear(array, 0, array.Length);
         }
 
         extension(GC)
@@ -147,6 +226,18 @@ namespace System.Numerics
         public static uint RotateRight(uint value, int offset) => (value >> offset) | (value << (32 - offset));
 
         public static ulong RotateRight(ulong value, int offset) => (value >> offset) | (value << (64 - offset));
+
+        /// <summary>The smallest power of 2 not below <paramref name="value"/> (0 for 0 and above 2^31, as .NET's).</summary>
+        public static uint RoundUpToPowerOf2(uint value)
+        {
+            value--;
+            value |= value >> 1;
+            value |= value >> 2;
+            value |= value >> 4;
+            value |= value >> 8;
+            value |= value >> 16;
+            return value + 1;
+        }
     }
 }
 
@@ -193,6 +284,33 @@ namespace System.Security.Cryptography
         public AuthenticationTagMismatchException()
             : base("The computed authentication tag did not match the input authentication tag.")
         {
+        }
+    }
+}
+
+namespace System.Threading
+{
+    /// <summary>
+    /// .NET 9's Lock for netstandard2.0: a monitor. The compiler turns <c>lock (x)</c> on a value of this
+    /// type into <see cref="EnterScope"/> and the scope's Dispose, as it does for the real one.
+    /// </summary>
+    internal sealed class Lock
+    {
+        private readonly object _monitor = new();
+
+        public Scope EnterScope()
+        {
+            Monitor.Enter(_monitor);
+            return new Scope(_monitor);
+        }
+
+        public ref struct Scope
+        {
+            private readonly object _monitor;
+
+            internal Scope(object monitor) => _monitor = monitor;
+
+            public void Dispose() => Monitor.Exit(_monitor);
         }
     }
 }
