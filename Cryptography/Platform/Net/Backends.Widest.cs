@@ -1,10 +1,18 @@
 // The backends this target has, widest first: the list Backends.cs chooses from (the choice itself
 // is there, the same on every target). net10.0: the hardware backends, then the software ones.
 
+using System;
+
 namespace Cryptography.Internal;
 
 internal static partial class Backends
 {
+    /// <summary>
+    /// PortableFlat is faster than Portable only under the browser's interpreter (docs/blazor.md);
+    /// under .NET's JIT Portable stays. Active picks it there (Backends.cs).
+    /// </summary>
+    internal static bool PortableFlatAvailable => OperatingSystem.IsBrowser();
+
     /// <summary>Every backend there is, widest first: the order the choice tries them in.</summary>
     private static Backend[] AllWidestFirst() =>
     [
