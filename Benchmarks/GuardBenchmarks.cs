@@ -187,11 +187,15 @@ public class GuardCostBenchmarks
     private readonly struct NullAead<TMode> : Cryptography.NonceSafety.IGuardedAead
         where TMode : IMode
     {
-        public static string Name => "none";
+        public string Name => "none";
 
-        public static bool Concurrent => TMode.Concurrent;
+        public int NonceSize => 12;
 
-        public static void CheckEncryptBuffers(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag)
+        public int MaxTagSize => 16;
+
+        public bool Concurrent => TMode.Concurrent;
+
+        public void CheckEncryptBuffers(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag)
         {
         }
 
