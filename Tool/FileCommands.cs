@@ -24,16 +24,10 @@ internal static class FileCommands
         byte[] keyIdBytes = keyId is null ? [] : System.Text.Encoding.UTF8.GetBytes(keyId);
         return Run(job, mode: null, binaryRefusedOnTerminal: true, cancellationToken, (key, input, output) =>
         {
-            var encrypting = new ContentEncryptingStream(output, key, new ContentEncodingOptions { Coding = job.Coding, RecordSize = recordSize, KeyId = keyIdBytes, MaxDegreeOfParallelism = job.Threads }, leaveOpen: true);
-            try
-            {
-                Copy(() => encrypting.CopyFrom(input), "Encrypting", input, output, cancellationToken);
-                encrypting.FlushFinalBlock();
-            }
-            finally
-            {
-                encrypting.Abort();   // after FlushFinalBlock only a release; before it, no last record
-            }
+            // CopyFrom ends the body only once it has read the input to its end; an input that fails or an
+            // interrupt leaves it without its last record, and disposing writes none.
+            using var encrypting = new ContentEncryptingStream(output, key, new ContentEncodingOptions { Coding = job.Coding, RecordSize = recordSize, KeyId = keyIdBytes, MaxDegreeOfParallelism = job.Threads }, leaveOpen: true);
+            Copy(() => encrypting.CopyFrom(input), "Encrypting", input, output, cancellationToken);
         });
     }
 

@@ -66,16 +66,10 @@ public sealed class EncryptedHttpContent : HttpContent
         var encrypting = new ContentEncryptingStream(stream, _inputKeyingMaterial, _options, leaveOpen: true);
         await using (encrypting.ConfigureAwait(false))
         {
-            try
-            {
-                await _content.CopyToAsync(encrypting, cancellationToken).ConfigureAwait(false);
-                await encrypting.FlushFinalBlockAsync(cancellationToken).ConfigureAwait(false);
-            }
-            catch
-            {
-                encrypting.Abort();
-                throw;
-            }
+            // The body is complete only at FlushFinalBlockAsync: if the inner content fails first, disposing
+            // leaves it without its last record, and the receiver rejects it as truncated.
+            await _content.CopyToAsync(encrypting, cancellationToken).ConfigureAwait(false);
+            await encrypting.FlushFinalBlockAsync(cancellationToken).ConfigureAwait(false);
         }
     }
 
@@ -84,16 +78,8 @@ public sealed class EncryptedHttpContent : HttpContent
     {
         ObjectDisposedException.ThrowIf(_disposed, this);
         using var encrypting = new ContentEncryptingStream(stream, _inputKeyingMaterial, _options, leaveOpen: true);
-        try
-        {
-            _content.CopyTo(encrypting, context, cancellationToken);
-            encrypting.FlushFinalBlock();
-        }
-        catch
-        {
-            encrypting.Abort();   // the receiver then rejects the body as truncated
-            throw;
-        }
+        _content.CopyTo(encrypting, context, cancellationToken);
+        encrypting.FlushFinalBlock();
     }
 
     /// <summary>Computes the encrypted length when the inner content's length is known.</summary>
