@@ -49,7 +49,7 @@ namespace Cryptography.ContentEncoding;
 /// (records of at most 512 KiB), batches of about 512 KiB are sealed on several threads and written by a
 /// background task while the caller goes on: three buffers of that size, four while <see cref="CopyFrom"/>
 /// reads the next batch during the sealing. An error of the destination surfaces at the next call. Not
-/// safe for concurrent use. Disposing wipes the keys and the buffers.</para>
+/// safe for concurrent use, <see cref="Stream.Dispose()"/> included. Disposing wipes the keys and the buffers.</para>
 /// </remarks>
 public sealed class ContentEncryptingStream : Stream
 {
@@ -74,7 +74,7 @@ public sealed class ContentEncryptingStream : Stream
 
     // A write to the destination that failed or was cancelled part way may have lost records, so the
     // body can no longer be finished. Sticky, as age's stream keeps its error: every later call throws
-    // and Dispose writes no last record (issue 31, defect 2: a resumed body verified with a batch lost).
+    // and the body is never finished (issue 31, defect 2: a resumed body verified with a batch lost).
     private Exception? _fault;
 
     /// <summary>Creates a stream that writes an encrypted body to <paramref name="destination"/>.</summary>
