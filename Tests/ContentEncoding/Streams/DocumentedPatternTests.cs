@@ -134,7 +134,9 @@ public class DocumentedPatternTests
         var options = new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = 100 };
         var encrypting = new ContentEncryptingStream(output, Ikm, options, salt: new byte[16], leaveOpen: true);
         byte[] nonceBase = Internals.NonceBase(Internals.Encryptor(encrypting));
-        encrypting.Write(new byte[200]);
+        byte[] record = Internals.Record(encrypting)!;
+        encrypting.Write(Enumerable.Repeat((byte)0xA5, 200).ToArray());
+        Assert.That(record.AsSpan(0, 34).ToArray(), Is.All.EqualTo(0xA5), "the last 34 bytes wait in the record buffer, unsealed");
         switch (how)
         {
             case "Dispose":
@@ -150,7 +152,8 @@ public class DocumentedPatternTests
 
         Assert.That(output.Length, Is.EqualTo(ContentEncodingHeader.FixedLength + 200), "the header and the two full records that more data followed; not the last");
         Assert.That(nonceBase.All(b => b == 0), Is.True, "the nonce base is wiped");
-        Assert.That(Internals.Record(encrypting), Is.Null, "the record buffer went back to the pool, which wipes it");
+        Assert.That(Internals.Record(encrypting), Is.Null, "the record buffer went back to the pool");
+        Assert.That(record, Is.All.Zero, "the plaintext that was never sealed is wiped");
         Assert.That(encrypting.CanWrite, Is.False);
         Assert.Throws<ObjectDisposedException>(() => encrypting.FlushFinalBlock());
         RejectedAsTruncated(output.ToArray(), options, how);
