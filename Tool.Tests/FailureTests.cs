@@ -61,6 +61,19 @@ public class FailureTests : ToolTestBase
         DecryptFails(body, "at byte offset 21, in record 0", "Record 0 failed authentication", "check the key file and --coding");
     }
 
+    // Issue 50, item 4: a small file is one record, shorter than the record size, so its record ends
+    // "short"; with the wrong key the message must lead with the key, not with truncation.
+    [Test]
+    public void WrongKeyOnAOneRecordFileNamesTheKeyBeforeTruncation()
+    {
+        byte[] body = Sealed(Content(40));
+        KeyFile(seed: 8);
+        ToolResult result = DecryptFails(body, "at byte offset 21, in record 0", "Record 0 failed authentication", "check the key file and --coding");
+        int key = result.Stderr.IndexOf("check the key file", StringComparison.Ordinal);
+        int cut = result.Stderr.IndexOf("cut short", StringComparison.Ordinal);
+        Assert.That(cut < 0 || key < cut, Is.True, "the hint points at truncation before the key: " + result.Stderr);
+    }
+
     [Test]
     public void WrongCoding()
     {
