@@ -116,6 +116,33 @@ public class WebPushInteropTests
         Assert.That(WebPushEncryption.Decrypt(body, Base64Url.DecodeFromChars(privateKey), Base64Url.DecodeFromChars(auth)), Is.EqualTo(message));
     }
 
+    // Issue 50, item 2: the key strings VapidKeyPair exports are the ones web-push stores, both ways.
+    [Test]
+    public void WebPushAcceptsTheKeyPairsMadeHereAndTheOtherWayRound()
+    {
+        // web-push's generateVAPIDKeys() strings import here and sign a header node verifies under them.
+        JsonNode generated = VapidKeysNode("generate", new JsonObject());
+        using VapidKeyPair imported = VapidKeyPair.FromBase64Url(generated["publicKey"]!.GetValue<string>(), generated["privateKey"]!.GetValue<string>());
+        Assert.That(imported.PublicKey, Is.EqualTo(generated["publicKey"]!.GetValue<string>()));
+        string header = imported.CreateAuthorization(new Uri("https://push.example.net/push/1"), "mailto:ops@example.com").ToString();
+        Assert.That(Node("vapid-verify", new JsonObject { ["authorization"] = header })["valid"]!.GetValue<bool>(), Is.True, header);
+
+        // The strings exported here are taken by web-push, whose header verifies under PublicKey.
+        using VapidKeyPair pair = VapidKeyPair.Generate();
+        JsonNode signed = VapidKeysNode("sign", new JsonObject { ["publicKey"] = pair.PublicKey, ["privateKey"] = pair.ExportPrivateKey(), ["audience"] = "https://push.example.net" });
+        string authorization = signed["authorization"]!.GetValue<string>();
+        Assert.That(authorization, Does.EndWith("k=" + pair.PublicKey));
+        string[] parts = authorization["vapid t=".Length..authorization.IndexOf(',', StringComparison.Ordinal)].Split('.');
+        Assert.That(pair.Key.VerifyData(Encoding.ASCII.GetBytes(parts[0] + "." + parts[1]), Base64Url.DecodeFromChars(parts[2]), HashAlgorithmName.SHA256), Is.True, authorization);
+    }
+
+    private JsonNode VapidKeysNode(string command, JsonObject input)
+    {
+        (int code, string output, string error) = Run(Which("node")!, "vapid-keys.js " + command, input.ToJsonString());
+        Assert.That(code, Is.Zero, $"node vapid-keys.js {command} failed:\n{error}");
+        return JsonNode.Parse(output)!;
+    }
+
     [Test]
     public void HttpEceRejectsABodyMadeHereForAnotherAuthSecret()
     {
