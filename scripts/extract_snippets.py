@@ -112,6 +112,18 @@ def split_block(body):
     return usings, statements, types
 
 
+def with_lines(out, numbered_lines, path):
+    """Appends (line number in the page, line) pairs with a #line directive wherever the numbering
+    jumps, so the compiler names the page's own lines; then returns to the file's own numbering."""
+    previous = None
+    for number_in_page, line in numbered_lines:
+        if previous is None or number_in_page != previous + 1:
+            out.append(f'#line {number_in_page} "{path}"')
+        out.append(line)
+        previous = number_in_page
+    out.append("#line default")
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: extract_snippets.py REPO_ROOT OUTPUT_DIR")
@@ -169,22 +181,10 @@ def main():
             out.append(f"        public static async System.Threading.Tasks.Task Run({parameters})")
             out.append("        {")
             out.append("            await System.Threading.Tasks.Task.CompletedTask;")
-            previous = None
-            for number_in_page, line in statements:
-                if previous is None or number_in_page != previous + 1:
-                    out.append(f'#line {number_in_page} "{path}"')
-                out.append(line)
-                previous = number_in_page
-            out.append("#line default")
+            with_lines(out, statements, path)
             out.append("        }")
             out.append("    }")
-            previous = None
-            for number_in_page, line in types:
-                if previous is None or number_in_page != previous + 1:
-                    out.append(f'#line {number_in_page} "{path}"')
-                out.append(line)
-                previous = number_in_page
-            out.append("#line default")
+            with_lines(out, types, path)
             out.append("}")
             with open(os.path.join(output, f"{slug}_{number}.cs"), "w", encoding="utf-8") as handle:
                 handle.write("\n".join(out) + "\n")
