@@ -35,7 +35,9 @@ for project in */*.csproj; do
 done
 [ -n "$references" ] || { echo "check-snippets: no library project (a .csproj with a PackageId) found" >&2; exit 1; }
 
-# A console project's defaults (implicit usings, nullable), as a newcomer's `dotnet new console` has them.
+# A new app's defaults (implicit usings, nullable), as `dotnet new console` has them, plus the usings
+# `dotnet new web` adds (Microsoft.NET.Sdk.Web's), so a server-side snippet reads as it would in an
+# ASP.NET Core app's Program.cs.
 cat > "$work/Snippets.csproj" << EOF
 <Project Sdk="Microsoft.NET.Sdk">
   <PropertyGroup>
@@ -51,6 +53,15 @@ cat > "$work/Snippets.csproj" << EOF
   <ItemGroup>
     <FrameworkReference Include="Microsoft.AspNetCore.App" />
     <Compile Include="src/*.cs" />
+    <Using Include="Microsoft.AspNetCore.Builder" />
+    <Using Include="Microsoft.AspNetCore.Hosting" />
+    <Using Include="Microsoft.AspNetCore.Http" />
+    <Using Include="Microsoft.AspNetCore.Routing" />
+    <Using Include="Microsoft.Extensions.Configuration" />
+    <Using Include="Microsoft.Extensions.DependencyInjection" />
+    <Using Include="Microsoft.Extensions.Hosting" />
+    <Using Include="Microsoft.Extensions.Logging" />
+    <Using Include="System.Net.Http.Json" />
   </ItemGroup>
   <ItemGroup>
 $references  </ItemGroup>
