@@ -20,7 +20,8 @@ namespace Cryptography.WebPush;
 /// Keep the key pair for as long as its subscriptions live: every subscription is bound to the public
 /// key the page subscribed with, and a new key pair invalidates them all. The private key string is a
 /// secret: keep it where you keep other secrets (a secret store, not the repository); a .NET string
-/// cannot be wiped, so export it only to store it.
+/// cannot be wiped, so export it only to store it. Dispose the instance when the key's lifetime ends,
+/// not while another thread may still be signing with it.
 /// </remarks>
 [System.Runtime.Versioning.UnsupportedOSPlatform("browser")] // ECDsa throws PlatformNotSupportedException in the browser
 public sealed class VapidKeyPair : IDisposable
