@@ -7,6 +7,7 @@
 
 using System;
 using System.Buffers.Text;
+using System.Linq;
 using System.Net.Http.Headers;
 using System.Security.Cryptography;
 using System.Text.Json;
@@ -39,6 +40,22 @@ public class EncodingStrictnessTests
         string audience = Audience(endpoint);
         Assert.That(audience, Is.EqualTo(origin));
         Assert.That(audience, Does.Not.Contain("@").And.Not.Contain("secret"));
+    }
+
+    // The origin as browsers' new URL(endpoint).origin and the npm web-push package give it: an
+    // internationalised host in its ASCII form (IDNA: lower case, then punycode per label), which is
+    // what a push service compares the token's aud with (issue 47, item 2). Ports, userinfo and case as
+    // in TheAudienceIsTheOriginWithoutUserinfo. WebPushInteropTests asks node for the same origins.
+    [TestCase("https://bücher.example/push/1", "https://xn--bcher-kva.example")]
+    [TestCase("https://BÜCHER.Example:8443/push/1?x=1", "https://xn--bcher-kva.example:8443")]
+    [TestCase("https://user:secret@push.münchen.example:443/x", "https://push.xn--mnchen-3ya.example")]
+    [TestCase("http://例え.テスト:8080/x", "http://xn--r8jz45g.xn--zckzah:8080")]
+    [TestCase("https://xn--bcher-kva.example/x", "https://xn--bcher-kva.example")]
+    public void TheAudienceOfAnInternationalisedHostIsItsAsciiOrigin(string endpoint, string origin)
+    {
+        string audience = Audience(endpoint);
+        Assert.That(audience, Is.EqualTo(origin));
+        Assert.That(audience.All(char.IsAscii), Is.True, audience);
     }
 
     private static readonly string P256dh = "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4";
