@@ -58,6 +58,8 @@ internal readonly struct AesPortable : IAes
 
     public static int ScheduleBytes(int rounds) => AesKeySchedule.Length * sizeof(ulong);
 
+    public static bool EncryptsBlockInRegisters => false;
+
     public static void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule)
     {
         // Key length is public; branching on it is fine.

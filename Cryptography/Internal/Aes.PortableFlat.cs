@@ -54,6 +54,8 @@ internal readonly struct AesPortableFlat : IAes
 
     public static int ScheduleBytes(int rounds) => AesPortable.ScheduleBytes(rounds);
 
+    public static bool EncryptsBlockInRegisters => false;
+
     /// <summary>The same bitsliced schedule as <see cref="AesPortable"/>, computed with locals and inlined steps.</summary>
     public static void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule)
     {

@@ -53,6 +53,8 @@ internal readonly struct AesVector<TIsa> : IAes
 
     public static int ScheduleBytes(int rounds) => (rounds + 1) * BlockSize;
 
+    public static bool EncryptsBlockInRegisters => true;
+
     [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
     public static void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output)
     {

@@ -181,6 +181,39 @@ public class WebPushInteropTests
         Assert.That(Node("vapid-verify", new JsonObject { ["authorization"] = forged })["valid"]!.GetValue<bool>(), Is.False);
     }
 
+    /// <summary>
+    /// The token's aud is the origin browsers give (<c>new URL(endpoint).origin</c>) and the npm
+    /// web-push package puts in its own token, for internationalised hosts too (issue 47, item 2:
+    /// the Unicode host was sent, and a push service refuses that token). No endpoint here spells a
+    /// default port: web-push keeps one written out (":443"), where origins drop it.
+    /// </summary>
+    [Test]
+    public void TheAudienceIsTheOriginNodeAndWebPushGive()
+    {
+        string[] endpoints =
+        [
+            "https://bücher.example/push/1",
+            "https://BÜCHER.Example:8443/push/1?x=1",
+            "https://user:secret@push.münchen.example/x",
+            "http://例え.テスト:8080/x",
+            "https://PUSH.Example.NET/x",
+            "http://user:pw@[::1]:8080/x",
+        ];
+        using ECDsa key = ECDsa.Create(ECCurve.NamedCurves.nistP256);
+        JsonNode result = Node("origin", new JsonObject { ["endpoints"] = new JsonArray([.. endpoints.Select(e => (JsonNode)e)]) });
+        Assert.Multiple(() =>
+        {
+            for (int i = 0; i < endpoints.Length; i++)
+            {
+                string header = VapidAuthorization.Create(new Uri(endpoints[i]), "mailto:ops@example.com", key).ToString();
+                JsonNode claims = Node("vapid-verify", new JsonObject { ["authorization"] = header })["claims"]!;
+                string audience = claims["aud"]!.GetValue<string>();
+                Assert.That(audience, Is.EqualTo(result[i]!["origin"]!.GetValue<string>()), endpoints[i] + ": new URL(...).origin");
+                Assert.That(audience, Is.EqualTo(result[i]!["webPush"]!.GetValue<string>()), endpoints[i] + ": web-push's aud");
+            }
+        });
+    }
+
     internal JsonNode Node(string command, JsonObject input)
     {
         (int code, string output, string error) = Run(Which("node")!, "interop.js " + command, input.ToJsonString());
