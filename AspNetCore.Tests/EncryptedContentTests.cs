@@ -117,6 +117,10 @@ public class EncryptedContentTests(ContentCoding coding)
             context.Response.BodyWriter.Write("through the PipeWriter"u8);
             await Task.CompletedTask;
         });
+        app.MapGet("/file", async context => await context.Response.SendFileAsync(typeof(EncryptedContentTests).Assembly.Location));
+
+        // Minimal API binding reads the decrypted JSON body.
+        app.MapPost("/bound", (Message message) => Results.Json(message with { Number = message.Number + 1 }));
         app.MapGet("/completed", async context =>
         {
             await context.Response.WriteAsync("complete");
@@ -179,6 +183,10 @@ public class EncryptedContentTests(ContentCoding coding)
         Assert.That(await client.GetFromJsonAsync<Message>("/json"), Is.EqualTo(new Message("hello", 42)));
         Assert.That(await client.GetStringAsync("/writer"), Is.EqualTo("through the PipeWriter"));
         Assert.That(await client.GetStringAsync("/completed"), Is.EqualTo("complete"), "CompleteAsync ends the body; what throws after it cannot cut it");
+        Assert.That(await client.GetByteArrayAsync("/file"), Is.EqualTo(File.ReadAllBytes(typeof(EncryptedContentTests).Assembly.Location)));
+        using var json = new EncryptedHttpContent(JsonContent.Create(new Message("bound", 1)), Keys.K1, Requests());
+        using HttpResponseMessage bound = await client.PostAsync("/bound", json);
+        Assert.That(await bound.Content.ReadFromJsonAsync<Message>(), Is.EqualTo(new Message("bound", 2)));
         using HttpResponseMessage generated = await client.GetAsync("/generate?size=50000&length");
         Assert.That(await generated.Content.ReadAsByteArrayAsync(), Has.Length.EqualTo(50_000));
     }
@@ -233,6 +241,20 @@ public class EncryptedContentTests(ContentCoding coding)
         Assert.That(response.StatusCode, Is.EqualTo(HttpStatusCode.BadRequest));
         Assert.That(response.Content.Headers.ContentEncoding, Is.Empty, "the middleware's own answer is not encrypted");
         Assert.That(await response.Content.ReadAsStringAsync(), Does.Contain(reason));
+    }
+
+    // Minimal API binding reads the body itself: its failure still reaches the middleware as a 400.
+    [Test]
+    public async Task ADamagedBodyBoundByAMinimalApiIs400()
+    {
+        byte[] body = ContentEncryption.Encrypt(System.Text.Json.JsonSerializer.SerializeToUtf8Bytes(new Message("x", 1)), Keys.K1, Requests());
+        body[^3] ^= 1;
+        var content = Raw(body, ContentEncryption.GetName(coding));
+        content.Headers.ContentType = new System.Net.Http.Headers.MediaTypeHeaderValue("application/json");
+        using HttpClient raw = RawClient();
+        using HttpResponseMessage response = await raw.PostAsync("/bound", content);
+        Assert.That(response.StatusCode, Is.EqualTo(HttpStatusCode.BadRequest));
+        Assert.That(await response.Content.ReadAsStringAsync(), Does.Contain("corrupted"));
     }
 
     // The other coding's name over a body sealed with this one: the header parses, the first record does not open.
