@@ -28,7 +28,8 @@ internal sealed class EncryptingResponseBody(HttpContext context, IHttpResponseB
     private ContentEncryptingStream? _encrypting;
     private PipeWriter? _writer;
     private bool _started;
-    private bool _finished;
+    private bool _finished;     // no more writes: the body is being ended
+    private bool _ended;        // the last record went out
     private bool _released;
 
     Stream IHttpResponseBodyFeature.Stream => this;
@@ -80,6 +81,7 @@ internal sealed class EncryptingResponseBody(HttpContext context, IHttpResponseB
         if (_encrypting is not null)
         {
             await _encrypting.FlushFinalBlockAsync(context.RequestAborted).ConfigureAwait(false);
+            _ended = true;
         }
     }
 
@@ -147,8 +149,8 @@ internal sealed class EncryptingResponseBody(HttpContext context, IHttpResponseB
 
     public override ValueTask DisposeAsync() => default;
 
-    /// <summary>Releases the encrypting stream: after <see cref="FinishAsync"/> it only wipes; before, it writes nothing
-    /// more and the body stays truncated.</summary>
+    /// <summary>Releases the encrypting stream: after <see cref="FinishAsync"/> it only wipes; before, it aborts the body,
+    /// which writes nothing more, so the body stays truncated.</summary>
     public async Task ReleaseAsync()
     {
         if (_released)
@@ -162,9 +164,16 @@ internal sealed class EncryptingResponseBody(HttpContext context, IHttpResponseB
             await _writer.CompleteAsync(new OperationCanceledException("The response failed.")).ConfigureAwait(false);
         }
 
-        if (_encrypting is not null)
+        if (_ended)
         {
-            await _encrypting.DisposeAsync().ConfigureAwait(false);
+            await _encrypting!.DisposeAsync().ConfigureAwait(false);
+        }
+        else if (_encrypting is not null)
+        {
+            // Abort says what happened, and writes no last record on every version of the core package (in
+            // 1.0.0-preview.2, disposing an unfinished stream still wrote it). It does no I/O; with parallel sealing
+            // (Responses.MaxDegreeOfParallelism above 1) it waits for a background write already under way.
+            _encrypting.Abort();
         }
     }
 
