@@ -88,6 +88,58 @@ public class ConfigurationTests
         Assert.That(ContentEncryption.Decrypt(await answer.Content.ReadAsByteArrayAsync(), Keys.K1), Is.EqualTo("answer"u8.ToArray()));
     }
 
+    // An exception handler inside the middleware: its page is encrypted when the endpoint failed before writing. Once the
+    // endpoint wrote, the response has started (the middleware starts it at the first write, /started shows it), so no
+    // handler may clear it and append a page to plaintext still waiting in the record buffer; the endpoint's exception
+    // goes on and the body gets no last record.
+    [Test]
+    public async Task AnExceptionHandlerInsideTheMiddleware()
+    {
+        await using WebApplication app = Build(services => services.AddEncryptedContent(
+            Keys.Ring(), options => options.Responses = new ContentEncodingOptions { KeyId = "k1"u8.ToArray() }));
+        app.UseEncryptedContent();
+        app.UseExceptionHandler(error => error.Run(async context => await context.Response.WriteAsync("error page")));
+        app.MapGet("/before", context => throw new InvalidOperationException("before writing"));
+        app.MapGet("/started", async context =>
+        {
+            await context.Response.Body.WriteAsync("x"u8.ToArray());   // the stream: HttpResponse.WriteAsync(string) starts the response itself
+            await context.Response.Body.WriteAsync(context.Response.HasStarted ? "started"u8.ToArray() : "not started"u8.ToArray());
+        });
+        app.MapGet("/after", async context =>
+        {
+            await context.Response.Body.WriteAsync("partial "u8.ToArray());
+            throw new InvalidOperationException("after writing");
+        });
+        await app.StartAsync();
+        using HttpClient client = app.GetTestClient();
+
+        using HttpResponseMessage before = await client.GetAsync("/before");
+        Assert.That(before.StatusCode, Is.EqualTo(HttpStatusCode.InternalServerError));
+        Assert.That(ContentEncryption.Decrypt(await before.Content.ReadAsByteArrayAsync(), Keys.K1), Is.EqualTo("error page"u8.ToArray()));
+
+        using HttpResponseMessage started = await client.GetAsync("/started");
+        Assert.That(ContentEncryption.Decrypt(await started.Content.ReadAsByteArrayAsync(), Keys.K1), Is.EqualTo("xstarted"u8.ToArray()));
+
+        // TestHost hands the endpoint's exception, which the handler could not handle, to the client (wrapped or not).
+        Exception? failure = null;
+        try
+        {
+            await client.GetByteArrayAsync("/after");
+        }
+        catch (Exception exception)
+        {
+            failure = exception;
+        }
+
+        Assert.That(failure, Is.Not.Null, "the handler did not turn the failure into a page");
+        while (failure!.Message != "after writing" && failure.InnerException is not null)
+        {
+            failure = failure.InnerException;
+        }
+
+        Assert.That(failure.Message, Is.EqualTo("after writing"));
+    }
+
     [Test]
     public void TheOptionsCheckTheirValues()
     {
