@@ -138,6 +138,8 @@ public class ContentEncodingBenchmarks
             {
                 stream.Write(_plaintext, offset, Math.Min(1 << 16, Size - offset));
             }
+
+            stream.FlushFinalBlock();
         }
 
         return _sink.Position;

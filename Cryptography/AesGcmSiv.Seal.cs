@@ -8,6 +8,7 @@
 // associated data, or the other way round, so the forms differ in their number of arguments.
 
 using System;
+using System.Globalization;
 using System.Security.Cryptography;
 using Cryptography.Internal;
 
@@ -59,10 +60,10 @@ public sealed partial class AesGcmSiv
     /// <param name="associatedData">Data authenticated but not encrypted (may be empty).</param>
     /// <param name="destination">Receives the sealed message; at least <see cref="GetSealedLength"/>(<paramref name="plaintext"/>.Length) bytes.</param>
     /// <returns>The number of bytes written.</returns>
-    /// <exception cref="ArgumentException"><paramref name="destination"/> is too short, or overlaps <paramref name="plaintext"/> other than in place.</exception>
+    /// <exception cref="ArgumentException"><paramref name="destination"/> is too short (the message says how long it must be), or overlaps <paramref name="plaintext"/> other than in place.</exception>
     /// <exception cref="ObjectDisposedException">The instance has been disposed.</exception>
     public int Seal(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> associatedData, Span<byte> destination) =>
-        TrySeal(plaintext, associatedData, destination, out int written) ? written : throw new ArgumentException(Messages.DestinationTooShort, nameof(destination));
+        TrySeal(plaintext, associatedData, destination, out int written) ? written : throw DestinationTooShort(destination.Length, GetSealedLength(plaintext.Length));
 
     /// <summary>Encrypts with a fresh random nonce into <paramref name="destination"/>, unless it is too short.</summary>
     /// <param name="plaintext">The content to encrypt. It may lie exactly at <paramref name="destination"/>[12..] (in place) but must not overlap it otherwise.</param>
@@ -100,14 +101,14 @@ public sealed partial class AesGcmSiv
     /// <param name="sealedMessage">nonce || ciphertext || tag.</param>
     /// <param name="associatedData">The associated data it was sealed with.</param>
     /// <returns>A new array with the plaintext.</returns>
-    /// <exception cref="ArgumentException"><paramref name="sealedMessage"/> is shorter than <see cref="SealOverhead"/>.</exception>
-    /// <exception cref="AuthenticationTagMismatchException">The message, associated data or key is wrong.</exception>
+    /// <exception cref="AuthenticationTagMismatchException">The message, associated data or key is wrong, or <paramref name="sealedMessage"/>
+    /// is shorter than <see cref="SealOverhead"/> (too short to be a sealed message).</exception>
     /// <exception cref="ObjectDisposedException">The instance has been disposed.</exception>
     public byte[] Open(ReadOnlySpan<byte> sealedMessage, ReadOnlySpan<byte> associatedData = default)
     {
         if (sealedMessage.Length < SealOverhead)
         {
-            throw new ArgumentException(Messages.SealedMessageTooShort, nameof(sealedMessage));
+            throw NotASealedMessage(sealedMessage.Length);
         }
 
         byte[] plaintext = new byte[sealedMessage.Length - SealOverhead];
@@ -121,11 +122,12 @@ public sealed partial class AesGcmSiv
     /// <param name="destination">Receives the plaintext; at least <see cref="GetOpenedLength"/>(<paramref name="sealedMessage"/>.Length) bytes.
     /// It may lie exactly at <paramref name="sealedMessage"/>[12..] (in place). On failure the plaintext part is zeroed.</param>
     /// <returns>The number of plaintext bytes written.</returns>
-    /// <exception cref="ArgumentException"><paramref name="sealedMessage"/> is shorter than <see cref="SealOverhead"/>, <paramref name="destination"/> is too short, or they overlap other than in place.</exception>
-    /// <exception cref="AuthenticationTagMismatchException">The message, associated data or key is wrong.</exception>
+    /// <exception cref="ArgumentException"><paramref name="destination"/> is too short (the message says how long it must be), or they overlap other than in place.</exception>
+    /// <exception cref="AuthenticationTagMismatchException">The message, associated data or key is wrong, or <paramref name="sealedMessage"/>
+    /// is shorter than <see cref="SealOverhead"/> (too short to be a sealed message).</exception>
     /// <exception cref="ObjectDisposedException">The instance has been disposed.</exception>
     public int Open(ReadOnlySpan<byte> sealedMessage, ReadOnlySpan<byte> associatedData, Span<byte> destination) =>
-        TryOpen(sealedMessage, associatedData, destination, out int written) ? written : throw new ArgumentException(Messages.DestinationTooShort, nameof(destination));
+        TryOpen(sealedMessage, associatedData, destination, out int written) ? written : throw DestinationTooShort(destination.Length, sealedMessage.Length - SealOverhead);
 
     /// <summary>Verifies and decrypts a sealed message into <paramref name="destination"/>, unless it is too short.</summary>
     /// <param name="sealedMessage">nonce || ciphertext || tag.</param>
@@ -133,14 +135,15 @@ public sealed partial class AesGcmSiv
     /// <param name="destination">Receives the plaintext. It may lie exactly at <paramref name="sealedMessage"/>[12..] (in place). On failure the plaintext part is zeroed.</param>
     /// <param name="bytesWritten">The plaintext's length, or 0 when <paramref name="destination"/> is shorter than <see cref="GetOpenedLength"/>(<paramref name="sealedMessage"/>.Length).</param>
     /// <returns><see langword="false"/> when <paramref name="destination"/> is too short (nothing is decrypted). A message that does not verify throws.</returns>
-    /// <exception cref="ArgumentException"><paramref name="sealedMessage"/> is shorter than <see cref="SealOverhead"/>, or the buffers overlap other than in place.</exception>
-    /// <exception cref="AuthenticationTagMismatchException">The message, associated data or key is wrong.</exception>
+    /// <exception cref="ArgumentException">The buffers overlap other than in place.</exception>
+    /// <exception cref="AuthenticationTagMismatchException">The message, associated data or key is wrong, or <paramref name="sealedMessage"/>
+    /// is shorter than <see cref="SealOverhead"/> (too short to be a sealed message).</exception>
     /// <exception cref="ObjectDisposedException">The instance has been disposed.</exception>
     public bool TryOpen(ReadOnlySpan<byte> sealedMessage, ReadOnlySpan<byte> associatedData, Span<byte> destination, out int bytesWritten)
     {
         if (sealedMessage.Length < SealOverhead)
         {
-            throw new ArgumentException(Messages.SealedMessageTooShort, nameof(sealedMessage));
+            throw NotASealedMessage(sealedMessage.Length);
         }
 
         int length = sealedMessage.Length - SealOverhead;
@@ -162,4 +165,14 @@ public sealed partial class AesGcmSiv
         bytesWritten = length;
         return true;
     }
+
+    // A sealed message arrives from outside: one too short to hold a nonce and a tag is one more
+    // message this key did not seal, so it fails as a forged or damaged one does, with the exception
+    // a receiver already catches (a CryptographicException, as docs/getting-started.md promises), not
+    // as a caller's mistake. Its length is public, so saying "too short" tells an attacker nothing.
+    private static AuthenticationTagMismatchException NotASealedMessage(int length) =>
+        new(string.Format(CultureInfo.InvariantCulture, Messages.SealedMessageTooShort, length));
+
+    private static ArgumentException DestinationTooShort(int length, int needed) =>
+        new(string.Format(CultureInfo.InvariantCulture, Messages.DestinationTooShort, length, needed), "destination");
 }

@@ -178,6 +178,129 @@ public class DisposeRaceTests
         result.AssertClean($"ContentEncryptor.EncryptRecords ({coding}, {Threads} threads)");
     }
 
+    // Issue 47, item 3: EncryptedHttpContent.Dispose zeroed the keying material without waiting for a
+    // serialization that had passed its disposed check, which then derived the body's keys from a zeroed
+    // (or half-zeroed) IKM. Built-in inner contents throw ObjectDisposedException once disposed, and the
+    // body is aborted; an inner content that keeps serving after Dispose gets it onto the wire, sealed
+    // under keys anyone can derive. Every serialization that returns must open under the real IKM.
+    [Test]
+    public void DisposeRacingEncryptedHttpContentNeverSealsUnderAWipedKey()
+    {
+        byte[] keyingMaterial = RandomNumberGenerator.GetBytes(16);
+        byte[] zeros = new byte[keyingMaterial.Length];
+        byte[] inner = RandomNumberGenerator.GetBytes(100);
+        var options = new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = 4096 };
+
+        RaceResult result = Race(
+            () => new EncryptedHttpContent(new ServingAfterDisposeContent(inner), keyingMaterial, options),
+            () => (content, call) =>
+            {
+                var body = new System.IO.MemoryStream();
+                try
+                {
+                    content.CopyTo(body, null, CancellationToken.None);
+                }
+                catch (System.Net.Http.HttpRequestException exception) when (exception.InnerException is ObjectDisposedException disposed)
+                {
+                    throw disposed;   // HttpContent.CopyTo wraps it; the race's end, as for the other types
+                }
+
+                try
+                {
+                    return ContentEncryption.Decrypt(body.ToArray(), keyingMaterial, options).AsSpan().SequenceEqual(inner);
+                }
+                catch (ContentEncodingException)
+                {
+                    bool zeroKey = TryOpens(body.ToArray(), zeros, options);
+                    throw new CryptographicException(zeroKey ? "the body opens under an all-zero key" : "the body opens under neither the key nor an all-zero one");
+                }
+            },
+            schedule: null);
+
+        result.AssertClean("EncryptedHttpContent serialization");
+    }
+
+    // The rule holds for the record layer's other keyed types too: ContentEncryptor and ContentDecryptor
+    // one record at a time, under both codings (their RecordCipher wipes its nonce base only after its
+    // AEAD refuses new calls: AesGcmSiv's CallCounter, AesGcm's SafeHandle).
+    [TestCase(ContentCoding.Aes128Gcm)]
+    [TestCase(ContentCoding.Aes256GcmSiv)]
+    public void DisposeRacingAContentEncryptorOrDecryptorNeverUsesAWipedKey(ContentCoding coding)
+    {
+        const int RecordSize = 64;
+        byte[] keyingMaterial = RandomNumberGenerator.GetBytes(32), salt = RandomNumberGenerator.GetBytes(16);
+        byte[] data = RandomNumberGenerator.GetBytes(RecordSize - 17);
+        var options = new ContentEncodingOptions { Coding = coding, RecordSize = RecordSize };
+        using RecordCipher reference = RecordCipher.Create(coding, keyingMaterial, salt);
+
+        RaceResult sealing = Race(
+            () => new ContentEncryptor(keyingMaterial, options, salt),
+            () =>
+            {
+                byte[] record = new byte[RecordSize], opened = new byte[RecordSize - 16];
+                return (encryptor, call) =>
+                {
+                    long index = encryptor.RecordCount;
+                    encryptor.EncryptRecord(data, record, isLastRecord: false);
+                    return reference.TryOpen(index, record.AsSpan(0, RecordSize - 16), record.AsSpan(RecordSize - 16), opened) && opened.AsSpan(0, data.Length).SequenceEqual(data);
+                };
+            },
+            schedule: null);
+        sealing.AssertClean($"ContentEncryptor.EncryptRecord ({coding})");
+
+        // Each call opens the decryptor's next record, sealed just before by the reference cipher.
+        byte[] plaintext = [.. data, 1];
+        RaceResult opening = Race(
+            () => new ContentDecryptor(new ContentEncodingHeader(salt, RecordSize, default), keyingMaterial, options),
+            () =>
+            {
+                byte[] record = new byte[RecordSize], opened = new byte[RecordSize - 16];
+                return (decryptor, call) =>
+                {
+                    reference.Seal(decryptor.RecordCount, plaintext, record.AsSpan(0, RecordSize - 16), record.AsSpan(RecordSize - 16));
+                    int length = decryptor.DecryptRecord(record, opened, out _);
+                    return opened.AsSpan(0, length).SequenceEqual(data);
+                };
+            },
+            schedule: null);
+        opening.AssertClean($"ContentDecryptor.DecryptRecord ({coding})");
+    }
+
+    private static bool TryOpens(byte[] body, byte[] keyingMaterial, ContentEncodingOptions options)
+    {
+        try
+        {
+            ContentEncryption.Decrypt(body, keyingMaterial, options);
+            return true;
+        }
+        catch (ContentEncodingException)
+        {
+            return false;
+        }
+    }
+
+    // An inner content that keeps serving after Dispose (it does not call HttpContent's Dispose, whose
+    // flag makes the built-in contents throw ObjectDisposedException): what reaches the wire is whatever
+    // the encrypting content sealed.
+    private sealed class ServingAfterDisposeContent(byte[] bytes) : System.Net.Http.HttpContent
+    {
+        protected override System.Threading.Tasks.Task SerializeToStreamAsync(System.IO.Stream stream, System.Net.TransportContext? context) =>
+            stream.WriteAsync(bytes, 0, bytes.Length);
+
+        protected override void SerializeToStream(System.IO.Stream stream, System.Net.TransportContext? context, CancellationToken cancellationToken) =>
+            stream.Write(bytes);
+
+        protected override bool TryComputeLength(out long length)
+        {
+            length = bytes.Length;
+            return true;
+        }
+
+        protected override void Dispose(bool disposing)
+        {
+        }
+    }
+
     private sealed class RaceResult
     {
         public int Races;
@@ -227,7 +350,7 @@ public class DisposeRaceTests
                     catch (Exception e) when (e is CryptographicException or NonceReuseException)
                     {
                         right = false;
-                        Interlocked.CompareExchange(ref result.FirstWrong, e.GetType().Name, null);
+                        Interlocked.CompareExchange(ref result.FirstWrong, $"{e.GetType().Name}: {e.Message}", null);
                     }
 
                     if (!right)

@@ -3,9 +3,6 @@
 // System.Runtime.Intrinsics backends; its Support/HardwarePrimitives.cs returns null for every backend.
 
 using System;
-using System.Collections.Generic;
-using System.Linq;
-using System.Runtime.InteropServices;
 using Cryptography;
 using Cryptography.Internal;
 
@@ -21,22 +18,6 @@ internal static class HardwarePrimitives
         AesGcmSivBackend.BitslicedVector => new Primitives<AesBitslicedVector<AesBitslicedAvx2>, PolyvalWidening<NativeWideningMultiply, PolyvalWideningAvx2>>(),
         _ => null,
     };
-
-    /// <summary>The AES-NI backends' expanded message-encryption key, round by round (StackHygieneTests looks for them); none for the others.</summary>
-    public static IEnumerable<(string, byte[])> RoundKeys(AesGcmSivBackend backend, byte[] encryption)
-    {
-        if (backend is AesGcmSivBackend.AesNiPclmulqdq or AesGcmSivBackend.AesNiVpclmulqdq)
-        {
-            AesKeySchedule schedule = default;
-            AesNi.ExpandKey(encryption, ref schedule);
-            byte[] roundKeys = MemoryMarshal.AsBytes(schedule.AsSpan()).ToArray();
-            int rounds = encryption.Length == 16 ? 10 : 14;
-            for (int i = 1; i <= rounds; i++)
-            {
-                yield return ($"round key {i}", roundKeys[(i * 16)..((i + 1) * 16)]);
-            }
-        }
-    }
 
     /// <summary>The backend the choice must make on this CPU, asked of the CPU directly (ApiTests).</summary>
     public static AesGcmSivBackend ExpectedFromCpu()

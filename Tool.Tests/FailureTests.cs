@@ -8,6 +8,7 @@ using System.Globalization;
 using System.IO;
 using System.Linq;
 using System.Threading;
+using System.Threading.Tasks;
 using Cryptography;
 using Cryptography.ContentEncoding;
 using NUnit.Framework;
@@ -60,6 +61,19 @@ public class FailureTests : ToolTestBase
         DecryptFails(body, "at byte offset 21, in record 0", "Record 0 failed authentication", "check the key file and --coding");
     }
 
+    // Issue 50, item 4: a small file is one record, shorter than the record size, so its record ends
+    // "short"; with the wrong key the message must lead with the key, not with truncation.
+    [Test]
+    public void WrongKeyOnAOneRecordFileNamesTheKeyBeforeTruncation()
+    {
+        byte[] body = Sealed(Content(40));
+        KeyFile(seed: 8);
+        ToolResult result = DecryptFails(body, "at byte offset 21, in record 0", "Record 0 failed authentication", "check the key file and --coding");
+        int key = result.Stderr.IndexOf("check the key file", StringComparison.Ordinal);
+        int cut = result.Stderr.IndexOf("cut short", StringComparison.Ordinal);
+        Assert.That(cut < 0 || key < cut, Is.True, "the hint points at truncation before the key: " + result.Stderr);
+    }
+
     [Test]
     public void WrongCoding()
     {
@@ -94,6 +108,23 @@ public class FailureTests : ToolTestBase
     {
         byte[] body = Sealed();
         DecryptFails(body[..Header], "right after the header", "no record");
+    }
+
+    // Issue 47, item 0: the pattern the docs teach (await using, CopyToAsync, FlushFinalBlockAsync),
+    // with a source that fails half way: disposing no longer writes the last record, and the tool
+    // rejects the body as truncated. Before the fix it decrypted the first half as a whole file.
+    [Test]
+    public async Task ABodyWhoseSourceFailedHalfWayIsTruncated()
+    {
+        byte[] key = KeyFile();
+        var body = new MemoryStream();
+        await Assert.ThrowsAsync<IOException>(async () =>
+        {
+            await using var encrypting = new ContentEncryptingStream(body, key, new ContentEncodingOptions { RecordSize = RecordSize }, leaveOpen: true);
+            await new FailingSource(Content(10 * Data), failAfter: 5 * Data).CopyToAsync(encrypting);
+            await encrypting.FlushFinalBlockAsync();
+        });
+        DecryptFails(body.ToArray(), "the end of the input, after record 5", "truncated");
     }
 
     [Test]
@@ -423,5 +454,44 @@ public class FailureTests : ToolTestBase
         // /proc/self/status: "SigIgn:" and a hexadecimal mask in which bit (signal - 1) is set for an ignored signal.
         string? line = File.Exists("/proc/self/status") ? File.ReadLines("/proc/self/status").FirstOrDefault(l => l.StartsWith("SigIgn:", StringComparison.Ordinal)) : null;
         return line is not null && ((ulong.Parse(line["SigIgn:".Length..].Trim(), NumberStyles.HexNumber, CultureInfo.InvariantCulture) >> (signal - 1)) & 1) == 1;
+    }
+
+    // Serves its data up to failAfter bytes, then throws, as a disk or network source does.
+    private sealed class FailingSource(byte[] data, int failAfter) : Stream
+    {
+        private int _position;
+
+        public override bool CanRead => true;
+
+        public override bool CanSeek => false;
+
+        public override bool CanWrite => false;
+
+        public override long Length => throw new NotSupportedException();
+
+        public override long Position { get => _position; set => throw new NotSupportedException(); }
+
+        public override int Read(byte[] buffer, int offset, int count)
+        {
+            if (_position >= failAfter)
+            {
+                throw new IOException("the source failed half way");
+            }
+
+            count = Math.Min(Math.Min(count, 100), data.Length - _position);
+            data.AsSpan(_position, count).CopyTo(buffer.AsSpan(offset));
+            _position += count;
+            return count;
+        }
+
+        public override void Flush()
+        {
+        }
+
+        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+
+        public override void SetLength(long value) => throw new NotSupportedException();
+
+        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
     }
 }

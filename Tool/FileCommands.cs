@@ -24,16 +24,10 @@ internal static class FileCommands
         byte[] keyIdBytes = keyId is null ? [] : System.Text.Encoding.UTF8.GetBytes(keyId);
         return Run(job, mode: null, binaryRefusedOnTerminal: true, cancellationToken, (key, input, output) =>
         {
-            var encrypting = new ContentEncryptingStream(output, key, new ContentEncodingOptions { Coding = job.Coding, RecordSize = recordSize, KeyId = keyIdBytes, MaxDegreeOfParallelism = job.Threads }, leaveOpen: true);
-            try
-            {
-                Copy(() => encrypting.CopyFrom(input), "Encrypting", input, output, cancellationToken);
-                encrypting.FlushFinalBlock();
-            }
-            finally
-            {
-                encrypting.Abort();   // after FlushFinalBlock only a release; before it, no last record
-            }
+            // CopyFrom ends the body only once it has read the input to its end; an input that fails or an
+            // interrupt leaves it without its last record, and disposing writes none.
+            using var encrypting = new ContentEncryptingStream(output, key, new ContentEncodingOptions { Coding = job.Coding, RecordSize = recordSize, KeyId = keyIdBytes, MaxDegreeOfParallelism = job.Threads }, leaveOpen: true);
+            Copy(() => encrypting.CopyFrom(input), "Encrypting", input, output, cancellationToken);
         });
     }
 
@@ -162,10 +156,15 @@ internal static class FileCommands
                 return (Invariant($"at byte offset {recordEnd}, after record {index}, the last one"), "");
             }
 
+            // Every file's last record is shorter than the record size, and a small file is one record:
+            // when record 0 fails, the wrong key or coding is by far the likeliest cause, so it comes first.
             string shortRecord = bytesRead < recordEnd
                 ? Invariant($" The input ends {bytesRead - recordStart} bytes into this record, short of the record size {header.RecordSize}: it may have been cut short or extended.")
                 : "";
-            return (Invariant($"at byte offset {recordStart}, in record {index}"), shortRecord + (index == 0 ? " If no record verifies, check the key file and --coding." : ""));
+            string hint = index == 0
+                ? " No record verified: check the key file and --coding first." + (shortRecord.Length > 0 ? " Otherwise the data was modified, or cut short or extended (the input ends " + Invariant($"{bytesRead - recordStart} bytes into this record, record size {header.RecordSize}).") : "")
+                : shortRecord;
+            return (Invariant($"at byte offset {recordStart}, in record {index}"), hint);
         }
 
         string outcome = !output.IsStandardOutput ? " No output file was written."

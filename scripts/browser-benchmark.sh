@@ -13,8 +13,13 @@ rounds=${2:-9}
 work=$(mktemp -d)
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 
-if [ ! -x /usr/bin/chromium ] || ! command -v npm > /dev/null; then
-  apt-get update > /dev/null && apt-get install -y --no-install-recommends chromium nodejs npm > /dev/null
+# Only what is missing (as .ci/browser: NodeSource's nodejs carries npm, and Debian's npm conflicts with it).
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+command -v node > /dev/null || missing+=(nodejs)
+command -v npm > /dev/null || missing+=(npm)
+if [ ${#missing[@]} -gt 0 ]; then
+  apt-get update > /dev/null && apt-get install -y --no-install-recommends "${missing[@]}" > /dev/null
 fi
 (cd Browser && npm ci --no-audit --no-fund > /dev/null)
 dotnet publish Browser/BrowserHost -c Release -o "$work/publish" > "$work/build.log" 2>&1 || { tail -n 40 "$work/build.log"; exit 1; }

@@ -4,16 +4,18 @@
 // stack in WebAssembly memory, and stackalloc memory comes from another allocator, so a burn made
 // with stackalloc does not reach the locals a bitsliced round or a POLYVAL step left behind. After
 // one encryption or decryption, the memory above the caller's frame, where the library's frames
-// just were, is read back and searched for the message's secrets: H and the message-encryption key,
-// POLYVAL's result, and the keystream of the last CTR blocks, as 8-byte words and in the bitsliced
-// ciphers' interleaved form (what their final state holds). Any 8-byte match fails the check.
+// just were, is read back and searched for every per-message secret, the same list as the JIT's stack
+// tests (Tests/MessageSecrets.cs: H and POLYVAL's key table, the message-encryption key, its round
+// keys in FIPS-197 form and in the backend's, POLYVAL's result, the tag's AES input, the keystream of
+// every block), whole and as 8-byte words, and the keystream also in the bitsliced ciphers'
+// interleaved form (what their final state holds). Any match fails the check.
 
 using System;
 using System.Collections.Generic;
 using System.Linq;
 using System.Runtime.CompilerServices;
 using Cryptography;
-using Cryptography.Internal;
+using Tests;
 
 namespace BrowserHost;
 
@@ -43,7 +45,7 @@ public static class StackChecks
         byte[] plaintext = BrowserChecks.Bytes(random, MessageBytes), ciphertext = new byte[MessageBytes], tag = new byte[16], opened = new byte[MessageBytes];
         using var aead = new AesGcmSiv(key, backend);
         aead.Encrypt(nonce, plaintext, ciphertext, tag);
-        List<(string Name, byte[] Value)> secrets = Secrets(key, nonce, plaintext, ciphertext);
+        List<(string Name, byte[] Value)> secrets = Secrets(backend, key, nonce, plaintext, ciphertext);
 
         // The secrets were worked out by library code at this depth: clear what that left first.
         Clear(0);
@@ -54,32 +56,12 @@ public static class StackChecks
         CheckRun.True(found.Length == 0, $"{found.Length} of {secrets.Count} secrets found above the caller's frame: {string.Join(", ", found)}");
     }
 
-    private static List<(string Name, byte[] Value)> Secrets(byte[] key, byte[] nonce, byte[] plaintext, byte[] ciphertext)
+    private static List<(string Name, byte[] Value)> Secrets(AesGcmSivBackend backend, byte[] key, byte[] nonce, byte[] plaintext, byte[] ciphertext)
     {
-        var secrets = new List<(string, byte[])>();
-        int rounds = key.Length == 16 ? 10 : 14;
-        var schedule = new AesKeySchedule();
-        default(AesPortable).ExpandKey(key, ref schedule);
-        byte[] derived = new byte[96];
-        int encryptionKeyLength = GcmSiv<AesPortable, PolyvalPortable>.DeriveKeyMaterial(in schedule, rounds, nonce, derived);
-        for (int i = 0; i < 16 + encryptionKeyLength; i += 8)
-        {
-            secrets.Add((i < 16 ? $"H[{i}..]" : $"message-encryption key[{i - 16}..]", derived[i..(i + 8)]));
-        }
+        List<(string Name, byte[] Value)> secrets = MessageSecrets.Of(backend, key, nonce, plaintext, ciphertext);
 
-        // POLYVAL(H, plaintext padded, length block), no associated data.
-        byte[] blocks = new byte[((MessageBytes + 15) & ~15) + 16];
-        plaintext.CopyTo(blocks, 0);
-        BitConverter.TryWriteBytes(blocks.AsSpan(blocks.Length - 8), (ulong)MessageBytes * 8);
-        var polyvalKey = new PolyvalKey();
-        byte[] accumulator = new byte[16];
-        default(PolyvalPortable).Init(derived.AsSpan(0, 16), blocks.Length / 16, ref polyvalKey);
-        default(PolyvalPortable).Update(in polyvalKey, accumulator, blocks);
-        secrets.Add(("POLYVAL result[0..]", accumulator[..8]));
-        secrets.Add(("POLYVAL result[8..]", accumulator[8..]));
-
-        // The keystream of the last whole blocks: a bitsliced group's final state holds it interleaved.
-        for (int block = (MessageBytes / 16) - 6; block < MessageBytes / 16; block++)
+        // The keystream in the interleaved form a bitsliced group's final state holds it in.
+        for (int block = 0; block < MessageBytes / 16; block++)
         {
             uint[] words = new uint[4];
             for (int j = 0; j < 4; j++)
@@ -90,8 +72,6 @@ public static class StackChecks
             (ulong even, ulong odd) = Interleave(words);
             secrets.Add(($"keystream block {block}, interleaved, even", BitConverter.GetBytes(even)));
             secrets.Add(($"keystream block {block}, interleaved, odd", BitConverter.GetBytes(odd)));
-            secrets.Add(($"keystream block {block}[0..]", BitConverter.GetBytes(((ulong)words[1] << 32) | words[0])));
-            secrets.Add(($"keystream block {block}[8..]", BitConverter.GetBytes(((ulong)words[3] << 32) | words[2])));
         }
 
         return secrets;

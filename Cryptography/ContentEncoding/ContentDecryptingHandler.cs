@@ -5,6 +5,7 @@ using System.IO;
 using System.Linq;
 using System.Net;
 using System.Net.Http;
+using System.Security.Cryptography;
 using System.Threading;
 using System.Threading.Tasks;
 using Cryptography.Internal;
@@ -27,24 +28,66 @@ namespace Cryptography.ContentEncoding;
 public sealed class ContentDecryptingHandler : DelegatingHandler
 {
     private readonly ContentKeyProvider _keyProvider;
+    private readonly ContentEncodingOptions _options;
+
+    // The one-key form's keying material (pinned, wiped by Dispose under the lock), or null.
+    private readonly byte[]? _inputKeyingMaterial;
+    private bool _disposed;
 
     /// <summary>Creates a handler to put in a handler chain (its inner handler is set later).</summary>
     /// <param name="keyProvider">Maps a body's key id to the keying material.</param>
+    /// <param name="options">The largest record size a response may declare (<see cref="ContentEncodingOptions.MaxRecordSize"/>) and
+    /// the parallelism of the decoding streams; <see langword="null"/> for <see cref="ContentEncodingOptions.Default"/>. The coding
+    /// comes from each response's <c>Content-Encoding</c>, so <see cref="ContentEncodingOptions.Coding"/> is not used.</param>
     /// <exception cref="ArgumentNullException"><paramref name="keyProvider"/> is <see langword="null"/>.</exception>
-    public ContentDecryptingHandler(ContentKeyProvider keyProvider) =>
+    public ContentDecryptingHandler(ContentKeyProvider keyProvider, ContentEncodingOptions? options = null)
+    {
         _keyProvider = keyProvider ?? throw new ArgumentNullException(nameof(keyProvider));
+        _options = ContentEncodingOptions.Or(options);
+    }
 
     /// <summary>Creates a handler that sends requests through <paramref name="innerHandler"/>.</summary>
     /// <param name="keyProvider">Maps a body's key id to the keying material.</param>
     /// <param name="innerHandler">The handler that sends the requests, such as a <see cref="SocketsHttpHandler"/>.</param>
-    /// <exception cref="ArgumentNullException">An argument is <see langword="null"/>.</exception>
-    public ContentDecryptingHandler(ContentKeyProvider keyProvider, HttpMessageHandler innerHandler)
-        : base(innerHandler) =>
+    /// <param name="options">As for <see cref="ContentDecryptingHandler(ContentKeyProvider, ContentEncodingOptions?)"/>.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="keyProvider"/> or <paramref name="innerHandler"/> is <see langword="null"/>.</exception>
+    public ContentDecryptingHandler(ContentKeyProvider keyProvider, HttpMessageHandler innerHandler, ContentEncodingOptions? options = null)
+        : base(innerHandler)
+    {
         _keyProvider = keyProvider ?? throw new ArgumentNullException(nameof(keyProvider));
+        _options = ContentEncodingOptions.Or(options);
+    }
 
-    /// <summary>Gets or sets the largest record size a response may declare: <see cref="ContentEncryption.MaxRecordSize"/> (16 MiB) by default.</summary>
-    /// <exception cref="ArgumentOutOfRangeException">The value is below 18 or above <see cref="ContentEncryption.MaxRecordSize"/>.</exception>
-    public int MaxRecordSize { get; set => field = ContentEncryption.ValidateRecordSize(value, nameof(value)); } = ContentEncryption.MaxRecordSize;
+    /// <summary>Creates a handler with one shared key, used whatever key id a body names, to put in a handler chain (its inner
+    /// handler is set later).</summary>
+    /// <param name="inputKeyingMaterial">The shared secret (IKM): 1 to <see cref="ContentEncryption.MaxKeyingMaterialSize"/> bytes.
+    /// The handler keeps a pinned copy and wipes it when it is disposed.</param>
+    /// <param name="options">As for <see cref="ContentDecryptingHandler(ContentKeyProvider, ContentEncodingOptions?)"/>.</param>
+    /// <exception cref="ArgumentException">The keying material is empty or longer than <see cref="ContentEncryption.MaxKeyingMaterialSize"/> bytes.</exception>
+    public ContentDecryptingHandler(ReadOnlySpan<byte> inputKeyingMaterial, ContentEncodingOptions? options = null)
+    {
+        _inputKeyingMaterial = CopyKey(inputKeyingMaterial);
+        _keyProvider = TheOneKey;
+        _options = ContentEncodingOptions.Or(options);
+    }
+
+    /// <summary>Creates a handler with one shared key, used whatever key id a body names, that sends requests through
+    /// <paramref name="innerHandler"/>.</summary>
+    /// <param name="inputKeyingMaterial">As for <see cref="ContentDecryptingHandler(ReadOnlySpan{byte}, ContentEncodingOptions?)"/>.</param>
+    /// <param name="innerHandler">The handler that sends the requests, such as a <see cref="SocketsHttpHandler"/>.</param>
+    /// <param name="options">As for <see cref="ContentDecryptingHandler(ContentKeyProvider, ContentEncodingOptions?)"/>.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="innerHandler"/> is <see langword="null"/>.</exception>
+    /// <exception cref="ArgumentException">The keying material is empty or longer than <see cref="ContentEncryption.MaxKeyingMaterialSize"/> bytes.</exception>
+    public ContentDecryptingHandler(ReadOnlySpan<byte> inputKeyingMaterial, HttpMessageHandler innerHandler, ContentEncodingOptions? options = null)
+        : base(innerHandler)
+    {
+        _inputKeyingMaterial = CopyKey(inputKeyingMaterial);
+        _keyProvider = TheOneKey;
+        _options = ContentEncodingOptions.Or(options);
+    }
+
+    /// <summary>Gets the options the decoding streams use: the largest record size a response may declare and the parallelism.</summary>
+    public ContentEncodingOptions Options => _options;
 
     /// <summary>Gets or sets whether every response that can carry content must be encrypted: <see langword="false"/> by default.</summary>
     /// <remarks>
@@ -88,7 +131,7 @@ public sealed class ContentDecryptingHandler : DelegatingHandler
             return response;
         }
 
-        var decoded = new DecryptedHttpContent(content, _keyProvider, new ContentEncodingOptions { Coding = coding, MaxRecordSize = MaxRecordSize });
+        var decoded = new DecryptedHttpContent(content, _keyProvider, WithCoding(_options, coding));
         EncryptedHttpContent.CopyHeaders(content, decoded, keepContentEncoding: false);
         foreach (string inner in content.Headers.ContentEncoding.Take(content.Headers.ContentEncoding.Count - 1))
         {
@@ -97,6 +140,53 @@ public sealed class ContentDecryptingHandler : DelegatingHandler
 
         response.Content = decoded;
         return response;
+    }
+
+    private static ContentEncodingOptions WithCoding(ContentEncodingOptions options, ContentCoding coding) => new()
+    {
+        Coding = coding,
+        MaxRecordSize = options.MaxRecordSize,
+        MaxDegreeOfParallelism = options.MaxDegreeOfParallelism,
+    };
+
+    private static byte[] CopyKey(ReadOnlySpan<byte> inputKeyingMaterial)
+    {
+        if (inputKeyingMaterial.IsEmpty || inputKeyingMaterial.Length > ContentEncryption.MaxKeyingMaterialSize)
+        {
+            throw new ArgumentException(ContentEncodingMessages.Format(ContentEncodingMessages.KeyingMaterialLength, ContentEncryption.MaxKeyingMaterialSize), nameof(inputKeyingMaterial));
+        }
+
+        return PinnedBuffers.Copy(inputKeyingMaterial);
+    }
+
+    // The one-key form's provider. The lock makes Dispose wait for a copy in progress, and a body read after Dispose fails
+    // instead of deriving its keys from the wiped (all-zero) keying material, under which anyone could forge a body.
+    private bool TheOneKey(ReadOnlySpan<byte> keyId, ContentCoding coding, Span<byte> destination, out int bytesWritten)
+    {
+        lock (_inputKeyingMaterial!)
+        {
+            ObjectDisposedException.ThrowIf(_disposed, this);
+            _inputKeyingMaterial.CopyTo(destination);
+            bytesWritten = _inputKeyingMaterial.Length;
+            return true;
+        }
+    }
+
+    /// <summary>Releases the inner handler and, in the one-key form, wipes the keying material: a response read after that
+    /// throws <see cref="ObjectDisposedException"/>.</summary>
+    /// <param name="disposing">Whether this is a call to Dispose rather than a finalizer.</param>
+    protected override void Dispose(bool disposing)
+    {
+        if (disposing && _inputKeyingMaterial is not null)
+        {
+            lock (_inputKeyingMaterial)
+            {
+                _disposed = true;
+                CryptographicOperations.ZeroMemory(_inputKeyingMaterial);
+            }
+        }
+
+        base.Dispose(disposing);
     }
 
     // RFC 9110 sections 6.4.1 and 9.3.2: these responses have no content, whatever their headers say.

@@ -32,8 +32,8 @@ namespace Cryptography.ContentEncoding;
 /// <see cref="ContentEncodingOptions.MaxRecordSize"/>), grown only as data arrives, so a header
 /// announcing large records costs nothing until the data comes. With <see cref="MaxDegreeOfParallelism"/>
 /// above 1, past the first 1 MiB (records of at most 512 KiB), two buffers of about 512 KiB: a background
-/// task reads the next batch while the caller reads this one. Not safe for concurrent use. Disposing
-/// wipes the keys and the buffers.</para>
+/// task reads the next batch while the caller reads this one. Not safe for concurrent use,
+/// <see cref="Stream.Dispose()"/> included. Disposing wipes the keys and the buffers.</para>
 /// </remarks>
 public sealed class ContentDecryptingStream : Stream
 {

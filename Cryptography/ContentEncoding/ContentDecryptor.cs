@@ -16,7 +16,9 @@ namespace Cryptography.ContentEncoding;
 /// <para>Parse the header with <see cref="ContentEncodingHeader.Parse"/>, then pass each record (exactly
 /// <see cref="ContentEncodingHeader.RecordSize"/> bytes, fewer only for the body's final one) to
 /// <see cref="DecryptRecord"/> in order, and call <see cref="Complete"/> at the end of the body.</para>
-/// <para>An instance is not safe for concurrent use. <see cref="Dispose"/> wipes the keys.</para>
+/// <para>An instance is not safe for concurrent use, but for <see cref="Dispose"/>, which wipes the keys and may
+/// run while another thread opens records: each record is opened with the real keys or the call throws
+/// <see cref="ObjectDisposedException"/>, as with <see cref="AesGcmSiv"/>.</para>
 /// </remarks>
 public sealed class ContentDecryptor : IDisposable
 {

@@ -9,6 +9,7 @@ namespace Cryptography.Internal;
 internal static class ContentEncodingMessages
 {
     public const string UnknownCoding = "Unknown content coding.";
+    public const string KeyingMaterialLength = "The input keying material must be 1 to {0} bytes long.";
     public const string EmptyKeyingMaterial = "The input keying material must not be empty.";
     public const string SaltSize = "The salt must be 16 bytes.";
     public const string KeyIdTooLong = "The key id must be at most 255 bytes.";

@@ -1,7 +1,9 @@
 // A write-only Stream that encodes what is written to it as an encrypted body (RFC 8188 framing), in
 // constant memory: pinned buffers from PinnedBuffers, wiped before they go back. A full record is
 // sealed only when more data arrives, since only then is it known not to be the last; FlushFinalBlock
-// (or Dispose) seals the last one. Opted-in parallelism seals ~512 KiB batches on several threads into
+// (or a CopyFrom that read its source to the end) seals the last one. Dispose never does: it runs on
+// the exception path too, where it cannot see the exception, and a last record written there turned a
+// failed copy into a shorter body that verified (issue 47, item 0). Opted-in parallelism seals ~512 KiB batches on several threads into
 // one of two output buffers while a background task writes the one before: ciphertext only, as every
 // record is sealed inside a call of the caller's.
 
@@ -21,17 +23,33 @@ namespace Cryptography.ContentEncoding;
 /// </summary>
 /// <remarks>
 /// <para>The header goes out with the first record; each full record as soon as a byte beyond it is
-/// written; the last one at <see cref="FlushFinalBlock"/>, <see cref="FlushFinalBlockAsync"/> or disposal
-/// (as <see cref="System.Security.Cryptography.CryptoStream"/> does). When the data source failed half way,
-/// call <see cref="Abort"/> instead, so that the receiver rejects the body as truncated. A failed or
-/// cancelled write to the destination may lose records, so it does the same by itself: every later call
-/// throws <see cref="InvalidOperationException"/>. An exception from the source of <see cref="CopyFrom"/>
-/// loses nothing, and the copy may be resumed.</para>
+/// written; the last one only when the writer says the body is complete: <see cref="FlushFinalBlock"/> or
+/// <see cref="FlushFinalBlockAsync"/>, or a <see cref="CopyFrom"/> or <see cref="CopyFromAsync(Stream, CancellationToken)"/> that read
+/// its source to the end. Disposing a stream whose body is not complete writes nothing more (it is
+/// <see cref="Abort"/>), so the receiver rejects the body as truncated: a copy that failed or was
+/// cancelled half way, with the stream disposed by <c>using</c> on the way out, never passes for a whole
+/// body. A failed or cancelled write to the destination may lose records, so it ends the body the same
+/// way by itself: every later call throws <see cref="InvalidOperationException"/>. An exception from the
+/// source of <see cref="CopyFrom"/> loses nothing, and the copy may be resumed.</para>
+/// <example>
+/// A whole source: <see cref="CopyFromAsync(Stream, CancellationToken)"/> ends the body once it has read the source to its end.
+/// <code>
+/// await using var encrypting = new ContentEncryptingStream(output, inputKeyingMaterial);
+/// await encrypting.CopyFromAsync(input, cancellationToken);
+/// </code>
+/// Any other writer ends the body itself, after its last write:
+/// <code>
+/// await using var encrypting = new ContentEncryptingStream(output, inputKeyingMaterial);
+/// await input.CopyToAsync(encrypting, cancellationToken);
+/// await encrypting.FlushFinalBlockAsync(cancellationToken);   // the body is complete only now
+/// </code>
+/// If anything before the last line throws, disposing leaves the body without its last record.
+/// </example>
 /// <para>Memory: one record buffer. With <see cref="MaxDegreeOfParallelism"/> above 1, past the first 1 MiB
 /// (records of at most 512 KiB), batches of about 512 KiB are sealed on several threads and written by a
 /// background task while the caller goes on: three buffers of that size, four while <see cref="CopyFrom"/>
 /// reads the next batch during the sealing. An error of the destination surfaces at the next call. Not
-/// safe for concurrent use. Disposing wipes the keys and the buffers.</para>
+/// safe for concurrent use, <see cref="Stream.Dispose()"/> included. Disposing wipes the keys and the buffers.</para>
 /// </remarks>
 public sealed class ContentEncryptingStream : Stream
 {
@@ -56,7 +74,7 @@ public sealed class ContentEncryptingStream : Stream
 
     // A write to the destination that failed or was cancelled part way may have lost records, so the
     // body can no longer be finished. Sticky, as age's stream keeps its error: every later call throws
-    // and Dispose writes no last record (issue 31, defect 2: a resumed body verified with a batch lost).
+    // and the body is never finished (issue 31, defect 2: a resumed body verified with a batch lost).
     private Exception? _fault;
 
     /// <summary>Creates a stream that writes an encrypted body to <paramref name="destination"/>.</summary>
@@ -173,17 +191,19 @@ public sealed class ContentEncryptingStream : Stream
     }
 
     /// <summary>Encrypts everything <paramref name="source"/> holds, from where it is to its end, reading it
-    /// straight into this stream's record buffers: the same body as writing the same data, without
-    /// a copy through a buffer of the caller's. The last record is not written; call
-    /// <see cref="FlushFinalBlock"/> (or dispose) when the body ends, or write more data first.</summary>
+    /// straight into this stream's record buffers, and ends the body: the same body as writing the same
+    /// data and calling <see cref="FlushFinalBlock"/>, without a copy through a buffer of the caller's.
+    /// The last record is written only once <paramref name="source"/> has been read to its end; the
+    /// stream then takes no more data.</summary>
     /// <param name="source">The stream to read the data from; read until a read returns 0.</param>
     /// <returns>The number of bytes read from <paramref name="source"/>.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="source"/> is <see langword="null"/>.</exception>
     /// <exception cref="ArgumentException"><paramref name="source"/> is not readable.</exception>
     /// <exception cref="InvalidOperationException">The last record has been written, or an earlier write to the destination failed.</exception>
     /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
-    /// <remarks>An exception from <paramref name="source"/> leaves what was read before it in the stream,
-    /// to be followed by more data or dropped with <see cref="Abort"/>.</remarks>
+    /// <remarks>An exception from <paramref name="source"/> (or a cancellation) writes no last record and
+    /// leaves what was read before it in the stream: call <see cref="CopyFrom"/> again to resume, or
+    /// dispose the stream (or <see cref="Abort"/> it), and the receiver rejects the body as truncated.</remarks>
     public long CopyFrom(Stream source)
     {
         ValidateSource(source);
@@ -220,8 +240,10 @@ public sealed class ContentEncryptingStream : Stream
         return FlushAsync(useAsync: true, cancellationToken).AsTask();
     }
 
-    /// <summary>Writes the last record (and the header, if nothing was written yet) and flushes the destination.
-    /// Later writes throw; calling it again does nothing.</summary>
+    /// <summary>Ends the body: writes the last record (and the header, if nothing was written yet) and flushes
+    /// the destination. Until this (or a <see cref="CopyFrom"/> that read its source to the end) returns,
+    /// the body is not complete, and disposing the stream leaves it truncated. Later writes throw; calling
+    /// it again does nothing.</summary>
     /// <exception cref="InvalidOperationException">An earlier write to the destination failed: the body cannot be finished.</exception>
     /// <exception cref="ObjectDisposedException">The stream has been disposed.</exception>
     public void FlushFinalBlock() => Wait(FinishBodyAsync(useAsync: false, CancellationToken.None));
@@ -233,12 +255,9 @@ public sealed class ContentEncryptingStream : Stream
         await FinishBodyAsync(useAsync: true, cancellationToken).ConfigureAwait(false);
 
     /// <summary>Releases the stream without writing the last record, so that the body written so far is
-    /// rejected as truncated: for when the data source failed. Wipes the keys and the buffer.</summary>
-    public void Abort()
-    {
-        _finished = true;
-        Dispose();
-    }
+    /// rejected as truncated: for when the data source failed. Wipes the keys and the buffer. Disposing a
+    /// stream whose body is not complete does the same; after <see cref="FlushFinalBlock"/> it only releases.</summary>
+    public void Abort() => Dispose();
 
     /// <summary>Not supported: throws <see cref="NotSupportedException"/>.</summary>
     /// <param name="buffer">Unused.</param>
@@ -257,8 +276,10 @@ public sealed class ContentEncryptingStream : Stream
     /// <param name="value">Unused.</param>
     public override void SetLength(long value) => throw new NotSupportedException();
 
-    /// <summary>Writes the last record unless <see cref="Abort"/> was called, then wipes the keys and the
-    /// buffers and disposes the destination unless it was to be left open.</summary>
+    /// <summary>Wipes the keys and the buffers (plaintext not yet sealed included) and disposes the destination
+    /// unless it was to be left open. Writes nothing: a body not ended by <see cref="FlushFinalBlock"/>,
+    /// <see cref="FlushFinalBlockAsync"/> or a <see cref="CopyFrom"/> that read its source to the end stays
+    /// without its last record, and every decoder rejects it as truncated (as after <see cref="Abort"/>).</summary>
     /// <returns>A task that completes when the stream has been released.</returns>
     public override async ValueTask DisposeAsync()
     {
@@ -295,20 +316,11 @@ public sealed class ContentEncryptingStream : Stream
             return;
         }
 
-        try
+        // No last record here: Dispose also runs when the writer's copy failed, and cannot tell.
+        await ReleaseAsync(useAsync).ConfigureAwait(false);
+        if (!_leaveOpen)
         {
-            if (!_finished && _fault is null)
-            {
-                await FinishBodyAsync(useAsync, CancellationToken.None).ConfigureAwait(false);
-            }
-        }
-        finally
-        {
-            await ReleaseAsync(useAsync).ConfigureAwait(false);
-            if (!_leaveOpen)
-            {
-                await (useAsync ? _destination.DisposeAsync() : Disposed(_destination)).ConfigureAwait(false);
-            }
+            await (useAsync ? _destination.DisposeAsync() : Disposed(_destination)).ConfigureAwait(false);
         }
     }
 
@@ -549,6 +561,8 @@ public sealed class ContentEncryptingStream : Stream
                 _count += read;
                 if (read == 0)
                 {
+                    // The source ended: the one point where the whole copy is known to have succeeded.
+                    await FinishBodyAsync(useAsync, cancellationToken).ConfigureAwait(false);
                     return total;
                 }
 

@@ -14,7 +14,9 @@ namespace Cryptography.ContentEncoding;
 /// <remarks>
 /// <para>Write <see cref="Header"/> first (<see cref="ContentEncodingHeader.WriteTo"/>), then the records
 /// <see cref="EncryptRecord"/> produces, in order, ending with one marked as the last.</para>
-/// <para>An instance is not safe for concurrent use. <see cref="Dispose"/> wipes the keys.</para>
+/// <para>An instance is not safe for concurrent use, but for <see cref="Dispose"/>, which wipes the keys and may
+/// run while another thread seals records: each record is sealed with the real keys or the call throws
+/// <see cref="ObjectDisposedException"/>, as with <see cref="AesGcmSiv"/>.</para>
 /// </remarks>
 public sealed class ContentEncryptor : IDisposable
 {

@@ -18,14 +18,23 @@ namespace Cryptography.ContentEncoding;
 /// The inner content's headers are copied, except <c>Content-Length</c>, which is recomputed, and the coding's name is
 /// appended to <c>Content-Encoding</c>. Each serialization uses a fresh salt. If the inner content fails while being copied,
 /// the body is left without its last record, so the receiver rejects it as truncated. Disposing wipes the keying material
-/// and disposes the inner content.
+/// and disposes the inner content. It may run while another thread serializes the content, as <see cref="AesGcmSiv"/>'s
+/// <see cref="AesGcmSiv.Dispose"/> may run under its calls: a serialization that is deriving its body's keys finishes
+/// with the real keying material, which is wiped as it does; one that starts later throws <see cref="ObjectDisposedException"/>.
+/// No body is ever sealed under a wiped key.
 /// </remarks>
 public sealed class EncryptedHttpContent : HttpContent
 {
     private readonly HttpContent _content;
     private readonly byte[] _inputKeyingMaterial;
     private readonly ContentEncodingOptions _options;
-    private bool _disposed;
+
+    // Serializations deriving keys from _inputKeyingMaterial, and the disposed flag: the rule of
+    // AesGcmSiv (Internal/CallCounter.cs). Dispose never wipes the keying material under a derivation;
+    // the last one out does. Without it, a serialization that passed the disposed check while Dispose
+    // ran sealed its body under keys derived from a zeroed IKM, which anyone can derive (issue 47, item 3).
+    private CallCounter _calls;
+    private int _disposed;
 
     /// <summary>Creates a content that sends <paramref name="content"/> encrypted.</summary>
     /// <param name="content">The content to encrypt.</param>
@@ -60,40 +69,25 @@ public sealed class EncryptedHttpContent : HttpContent
     /// <param name="context">The transport context.</param>
     /// <param name="cancellationToken">Cancels the copy.</param>
     /// <returns>A task that completes when the whole body has been written.</returns>
+    /// <exception cref="ObjectDisposedException">The content has been disposed.</exception>
     protected override async Task SerializeToStreamAsync(Stream stream, TransportContext? context, CancellationToken cancellationToken)
     {
-        ObjectDisposedException.ThrowIf(_disposed, this);
-        var encrypting = new ContentEncryptingStream(stream, _inputKeyingMaterial, _options, leaveOpen: true);
+        ContentEncryptingStream encrypting = EncryptingStream(stream);
         await using (encrypting.ConfigureAwait(false))
         {
-            try
-            {
-                await _content.CopyToAsync(encrypting, cancellationToken).ConfigureAwait(false);
-                await encrypting.FlushFinalBlockAsync(cancellationToken).ConfigureAwait(false);
-            }
-            catch
-            {
-                encrypting.Abort();
-                throw;
-            }
+            // The body is complete only at FlushFinalBlockAsync: if the inner content fails first, disposing
+            // leaves it without its last record, and the receiver rejects it as truncated.
+            await _content.CopyToAsync(encrypting, cancellationToken).ConfigureAwait(false);
+            await encrypting.FlushFinalBlockAsync(cancellationToken).ConfigureAwait(false);
         }
     }
 
     /// <inheritdoc cref="SerializeToStreamAsync(Stream, TransportContext?, CancellationToken)"/>
     protected override void SerializeToStream(Stream stream, TransportContext? context, CancellationToken cancellationToken)
     {
-        ObjectDisposedException.ThrowIf(_disposed, this);
-        using var encrypting = new ContentEncryptingStream(stream, _inputKeyingMaterial, _options, leaveOpen: true);
-        try
-        {
-            _content.CopyTo(encrypting, context, cancellationToken);
-            encrypting.FlushFinalBlock();
-        }
-        catch
-        {
-            encrypting.Abort();   // the receiver then rejects the body as truncated
-            throw;
-        }
+        using ContentEncryptingStream encrypting = EncryptingStream(stream);
+        _content.CopyTo(encrypting, context, cancellationToken);
+        encrypting.FlushFinalBlock();
     }
 
     /// <summary>Computes the encrypted length when the inner content's length is known.</summary>
@@ -106,18 +100,40 @@ public sealed class EncryptedHttpContent : HttpContent
             && ContentEncryption.TryGetEncryptedLength(plaintextLength, _options.RecordSize, _options.KeyId.Length, out length);
     }
 
-    /// <summary>Wipes the keying material and disposes the inner content.</summary>
+    /// <summary>Wipes the keying material (at once, or as the serialization deriving keys from it on another thread
+    /// finishes) and disposes the inner content. Serializations that start later throw <see cref="ObjectDisposedException"/>.</summary>
     /// <param name="disposing">Whether this is a call to Dispose rather than a finalizer.</param>
     protected override void Dispose(bool disposing)
     {
-        if (disposing && !_disposed)
+        if (disposing && Interlocked.Exchange(ref _disposed, 1) == 0)
         {
-            _disposed = true;
-            CryptographicOperations.ZeroMemory(_inputKeyingMaterial);
+            if (_calls.Close())
+            {
+                CryptographicOperations.ZeroMemory(_inputKeyingMaterial);
+            }
+
             _content.Dispose();
         }
 
         base.Dispose(disposing);
+    }
+
+    // The one use of the keying material: the body's keys are derived from it (with a fresh salt) as the
+    // stream is made, inside a registered call; the stream keeps only what it derived.
+    private ContentEncryptingStream EncryptingStream(Stream stream)
+    {
+        ObjectDisposedException.ThrowIf(!_calls.TryEnter(), this);
+        try
+        {
+            return new ContentEncryptingStream(stream, _inputKeyingMaterial, _options, leaveOpen: true);
+        }
+        finally
+        {
+            if (_calls.Exit())
+            {
+                CryptographicOperations.ZeroMemory(_inputKeyingMaterial);
+            }
+        }
     }
 
     // Copies a content's headers to the content that re-encodes it, but Content-Length (the new content's

@@ -75,6 +75,11 @@ internal abstract class RecordCipher(ReadOnlySpan<byte> nonceBase) : IDisposable
     /// </summary>
     public virtual RecordCipher ForWorker(int worker) => this;
 
+    // The disposal rule of the keyed types (AesGcmSiv's: a call that returns never used a wiped key)
+    // holds here without a counter of its own: the subclasses dispose their AEAD before this wipes the
+    // nonce base, and a call reads the nonce base before it enters the AEAD. A call that read a wiped
+    // byte therefore finds the AEAD closed (AesGcmSiv's CallCounter, AesGcm's SafeHandle) and throws
+    // ObjectDisposedException; DisposeRaceTests races both codings.
     public virtual void Dispose() => CryptographicOperations.ZeroMemory(_nonceBase);
 
     protected abstract void Seal(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag);

@@ -51,6 +51,8 @@ internal readonly struct AesPortable : IAes
 
     public int ScheduleBytes(int rounds) => AesKeySchedule.Length * sizeof(ulong);
 
+    public bool EncryptsBlockInRegisters => false;
+
     public void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule)
     {
         // Key length is public; branching on it is fine.

@@ -55,6 +55,8 @@ internal readonly struct AesPortableFlat : IAes
 
     public int ScheduleBytes(int rounds) => default(AesPortable).ScheduleBytes(rounds);
 
+    public bool EncryptsBlockInRegisters => false;
+
     /// <summary>The same bitsliced schedule as <see cref="AesPortable"/>, computed with locals and inlined steps.</summary>
     public void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule)
     {

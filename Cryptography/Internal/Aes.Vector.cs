@@ -53,6 +53,8 @@ internal readonly struct AesVector<TIsa> : IAes
 
     public int ScheduleBytes(int rounds) => (rounds + 1) * BlockSize;
 
+    public bool EncryptsBlockInRegisters => true;
+
     [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
     public void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output)
     {

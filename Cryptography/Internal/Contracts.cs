@@ -44,6 +44,15 @@ internal interface IAes
     Vector128<byte> EncryptBlock(in AesKeySchedule schedule, int rounds, Vector128<byte> block);
 
     /// <summary>
+    /// Whether <see cref="EncryptBlock"/> is inlined and keeps its block in a vector register (the
+    /// backends with AES instructions). When false the caller gives the tag's block to
+    /// <see cref="EncryptBlocks"/> in memory it wipes instead: a block passed by value to a method that
+    /// is not inlined is copied into the caller's outgoing-argument area, outside any wiped region, and
+    /// the tag's block (POLYVAL's result XOR the nonce) would stay there (issue 47).
+    /// </summary>
+    bool EncryptsBlockInRegisters { get; }
+
+    /// <summary>
     /// RFC 8452 CTR mode: keystream block i is AES(counterBlock with its first four bytes read as a
     /// little-endian integer plus i, mod 2^32); <c>output = input XOR keystream</c>. Any length;
     /// <paramref name="input"/> and <paramref name="output"/> have the same length and are either

@@ -5,6 +5,7 @@
 // file per backend with the primitives inlined.
 
 using System;
+using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Runtime.Intrinsics;
@@ -272,14 +273,30 @@ internal static class GcmSiv<TAes, TPolyval>
         Vector128.Create((ulong)associatedDataLength * 8, (ulong)plaintextLength * 8).AsByte();
 
     /// <summary>
-    /// tag = AES(messageEncryptionKey, (S_s XOR nonce) with the top bit of byte 15 cleared). The block
-    /// goes to the cipher in a register, not through memory: a store and a reload of it would add a
-    /// store-forwarding delay between POLYVAL's result and the tag's first round.
+    /// tag = AES(messageEncryptionKey, (S_s XOR nonce) with the top bit of byte 15 cleared). For a
+    /// backend with AES instructions the block goes to the cipher in a register, not through memory:
+    /// a store and a reload of it would add a store-forwarding delay between POLYVAL's result and the
+    /// tag's first round. A software backend's EncryptBlock is a call, which would get the block
+    /// through this frame's outgoing-argument area, outside MessageState, where it stayed (and with
+    /// Vector128 emulated, DOTNET_EnableHWIntrinsic=0, S_s too): for those the block is made in
+    /// <paramref name="accumulator"/> with scalar operations and encrypted there, in the wiped state
+    /// (issue 47). Either way <paramref name="accumulator"/> is not read again.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static Vector128<byte> ComputeTag(in AesKeySchedule messageEncryptionKey, int rounds, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> accumulator)
+    private static Vector128<byte> ComputeTag(in AesKeySchedule messageEncryptionKey, int rounds, ReadOnlySpan<byte> nonce, Span<byte> accumulator)
     {
         ref byte nonceBytes = ref MemoryMarshal.GetReference(nonce[..NonceSize]);
+        if (!default(TAes).EncryptsBlockInRegisters)
+        {
+            Span<byte> inPlace = accumulator[..BlockSize];
+            ulong low = BinaryPrimitives.ReadUInt64LittleEndian(inPlace) ^ BinaryPrimitives.ReadUInt64LittleEndian(nonce);
+            ulong high = (BinaryPrimitives.ReadUInt64LittleEndian(inPlace[8..]) ^ BinaryPrimitives.ReadUInt32LittleEndian(nonce[8..])) & 0x7fffffffffffffffUL;
+            BinaryPrimitives.WriteUInt64LittleEndian(inPlace, low);
+            BinaryPrimitives.WriteUInt64LittleEndian(inPlace[8..], high);
+            default(TAes).EncryptBlocks(in messageEncryptionKey, rounds, inPlace, inPlace);
+            return Vector128.Create<byte>(inPlace);
+        }
+
         Vector128<ulong> nonceBlock = Vector128.Create(
             Unsafe.ReadUnaligned<ulong>(ref nonceBytes),
             Unsafe.ReadUnaligned<uint>(ref Unsafe.Add(ref nonceBytes, 8)));

@@ -105,9 +105,7 @@ public static class VapidAuthorization
         string publicKey = GetPublicKey(applicationServerKey);
         long expires = (now + lifetime).ToUnixTimeSeconds();
 
-        // The audience is the origin (RFC 8292 section 2, RFC 6454): scheme://host[:port], the port only
-        // when it is not the default, and never the userinfo (GetLeftPart(Authority) kept user:secret@).
-        string audience = endpoint.GetComponents(UriComponents.SchemeAndServer, UriFormat.UriEscaped);
+        string audience = Audience(endpoint);
         string signingInput = Base64Url.EncodeToString("{\"typ\":\"JWT\",\"alg\":\"ES256\"}"u8) + "." + Base64Url.EncodeToString(Claims(audience, expires, subject));
 
         byte[] signature;
@@ -121,6 +119,22 @@ public static class VapidAuthorization
         }
 
         return new AuthenticationHeaderValue("vapid", $"t={signingInput}.{Base64Url.EncodeToString(signature)}, k={publicKey}");
+    }
+
+    /// <summary>
+    /// The origin (RFC 8292 section 2, RFC 6454) as browsers serialise it (<c>new URL(endpoint).origin</c>)
+    /// and push services compare it: scheme://host[:port], the port only when it is not the default,
+    /// never the userinfo (GetLeftPart(Authority) kept user:secret@), and the host in its ASCII form,
+    /// an internationalised name as IDNA's punycode (<c>xn--bcher-kva.example</c> for
+    /// <c>bücher.example</c>). Uri.Host keeps such a name in Unicode and IdnHost gives its ASCII form;
+    /// an IPv6 address comes from Host, which keeps the brackets an origin has.
+    /// </summary>
+    private static string Audience(Uri endpoint)
+    {
+        string host = endpoint.HostNameType == UriHostNameType.IPv6 ? endpoint.Host : endpoint.IdnHost;
+        return endpoint.IsDefaultPort
+            ? $"{endpoint.Scheme}://{host}"
+            : string.Create(CultureInfo.InvariantCulture, $"{endpoint.Scheme}://{host}:{endpoint.Port}");
     }
 
     private static byte[] Claims(string audience, long expires, string subject)

@@ -27,5 +27,14 @@ internal static class WebPushMessages
     public const string UnknownUrgency = "Unknown urgency.";
     public const string VapidEndpoint = "The endpoint must be an absolute https (or http) URI: its origin is the VAPID token's audience.";
     public const string VapidSubject = "The VAPID subject must be a mailto: or https: URI that reaches the application server's operator (RFC 8292 section 2.1).";
+    public const string VapidKeysDoNotMatch = "The VAPID public key is not the public key of the private key given with it.";
+    public const string SubscriptionEndpoint = "The subscription's endpoint must be an absolute https (or http) URI.";
+    public const string SubscriptionNotAnObject = "A push subscription is a JSON object (PushSubscription.toJSON()).";
+    public const string SubscriptionKeysNotAnObject = "A push subscription's keys are a JSON object with p256dh and auth.";
+    public const string SubscriptionMissing = "The push subscription has no {0}.";
+    public const string SubscriptionNotAString = "The push subscription's {0} must be a JSON string.";
+    public const string SubscriptionDuplicate = "The push subscription has {0} more than once.";
+    public const string SubscriptionExpirationTime = "The push subscription's expirationTime must be null or a number of milliseconds since 1970.";
+    public const string SubscriptionKeys = "The push subscription's keys are not valid: {0}";
     public const string VapidValidity = "A VAPID token must expire within 24 hours (RFC 8292 section 2), and after it is made.";
 }

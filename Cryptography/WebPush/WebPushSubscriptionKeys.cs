@@ -187,7 +187,7 @@ public sealed class WebPushSubscriptionKeys
     // Exactly what PushSubscription.toJSON() gives (unpadded base64url, RFC 4648 section 5), or that with
     // the padding section 4 would add; nothing else: no whitespace anywhere (Base64Url's decoder skips it),
     // no extra or missing '=', no '+' or '/'. The decoder itself refuses bits set past the last byte.
-    private static byte[] DecodeBase64Url(string value, string parameterName)
+    internal static byte[] DecodeBase64Url(string value, string parameterName)
     {
         ReadOnlySpan<char> data = value.AsSpan().TrimEnd('=');
         int padding = value.Length - data.Length;

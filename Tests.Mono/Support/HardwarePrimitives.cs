@@ -1,8 +1,6 @@
 // Tests/HardwarePrimitives.cs for .NET Framework: the netstandard2.0 library has no hardware backends,
 // so there are no hardware primitives and the backend the choice must make is always PortableFlat.
 
-using System.Collections.Generic;
-using System.Linq;
 using Cryptography;
 
 namespace Tests;
@@ -10,8 +8,6 @@ namespace Tests;
 internal static class HardwarePrimitives
 {
     public static Primitives? For(AesGcmSivBackend backend) => null;
-
-    public static IEnumerable<(string, byte[])> RoundKeys(AesGcmSivBackend backend, byte[] encryption) => Enumerable.Empty<(string, byte[])>();
 
     // The netstandard2.0 build chooses PortableFlat, its fastest (Platform/NetStandard/Backends.Widest.cs).
     public static AesGcmSivBackend ExpectedFromCpu() => AesGcmSivBackend.PortableFlat;

@@ -101,8 +101,6 @@ public class SealTests
         byte[] buffer = new byte[100];
         Assert.Multiple(() =>
         {
-            Assert.That(() => aead.Open(new byte[27]), Throws.ArgumentException.With.Property("ParamName").EqualTo("sealedMessage"));
-            Assert.That(() => aead.Open(new byte[27], default, buffer), Throws.ArgumentException.With.Property("ParamName").EqualTo("sealedMessage"));
             Assert.That(() => aead.Open(sealedMessage, "aad"u8.ToArray(), new byte[0]), Throws.ArgumentException.With.Property("ParamName").EqualTo("destination"));
             Assert.That(() => aead.Seal("xy"u8, default, new byte[29]), Throws.ArgumentException.With.Property("ParamName").EqualTo("destination"));
             Assert.That(() => aead.Seal(buffer.AsSpan(0, 10), default, buffer), Throws.ArgumentException.With.Property("ParamName").EqualTo("destination"));
@@ -121,6 +119,55 @@ public class SealTests
             Assert.Throws<AuthenticationTagMismatchException>(() => aead.Open(tampered, "aad"u8, destination), $"bit {bit}");
             Assert.That(destination, Is.All.Zero);
         }
+    }
+
+    // Issue 50, item 4: a sealed message comes from the network, so a receiver that catches
+    // CryptographicException (docs/getting-started.md) must not crash on one shorter than nonce + tag.
+    // Too short to hold a nonce and a tag is one more way of not being a message this key sealed.
+    [Test]
+    public void InputTooShortToBeASealedMessageFailsAsACryptographicException()
+    {
+        using var aead = new AesGcmSiv(new byte[16]);
+        byte[] buffer = new byte[100];
+        for (int length = 0; length < AesGcmSiv.SealOverhead; length++)
+        {
+            byte[] input = new byte[length];
+            Assert.Multiple(() =>
+            {
+                Assert.That(() => aead.Open(input), Throws.TypeOf<AuthenticationTagMismatchException>()
+                    .With.Message.Contains($"{length} bytes").And.Message.Contains("28"), $"Open, {length} bytes");
+                Assert.That(() => aead.Open(input, "aad"u8, buffer), Throws.TypeOf<AuthenticationTagMismatchException>(), $"Open into a buffer, {length} bytes");
+                Assert.That(() => aead.TryOpen(input, default, buffer, out _), Throws.TypeOf<AuthenticationTagMismatchException>(), $"TryOpen, {length} bytes");
+            });
+        }
+
+        // The guide's receiver, as written there.
+        bool rejected = false;
+        try
+        {
+            aead.Open(new byte[5]);
+        }
+        catch (CryptographicException)
+        {
+            rejected = true;
+        }
+
+        Assert.That(rejected, Is.True);
+    }
+
+    // Issue 50, item 4: a destination that is too short says how long it must be.
+    [Test]
+    public void ATooShortDestinationSaysHowManyBytesItNeeds()
+    {
+        using var aead = new AesGcmSiv(new byte[16]);
+        byte[] sealedMessage = aead.Seal("hello"u8);
+        Assert.Multiple(() =>
+        {
+            Assert.That(() => aead.Open(sealedMessage, default, new byte[4]), Throws.ArgumentException
+                .With.Property("ParamName").EqualTo("destination").And.Message.Contains("4 bytes").And.Message.Contains("needs 5"));
+            Assert.That(() => aead.Seal("hello"u8, default, new byte[32]), Throws.ArgumentException
+                .With.Property("ParamName").EqualTo("destination").And.Message.Contains("32 bytes").And.Message.Contains("needs 33"));
+        });
     }
 
     [Test]

@@ -1,12 +1,14 @@
 // Two defects a review found (issue 31, defects 4 and 5), each pinned so it stays fixed:
 // - the VAPID token's audience is the endpoint's origin (RFC 8292 section 2: scheme, host and port,
-//   RFC 6454), so userinfo in the endpoint (user:secret@) is not copied into every push request;
+//   RFC 6454), so userinfo in the endpoint (user:secret@) is not copied into every push request,
+//   and (issue 47, item 2) an internationalised host is in its ASCII form, as browsers give it;
 // - the subscription's base64url values are read strictly: unpadded base64url (as
 //   PushSubscription.toJSON() gives them) or with exactly the padding RFC 4648 section 4 would add,
 //   and nothing else: no extra '=', no whitespace inside, no bits past the last byte.
 
 using System;
 using System.Buffers.Text;
+using System.Linq;
 using System.Net.Http.Headers;
 using System.Security.Cryptography;
 using System.Text.Json;
@@ -30,15 +32,25 @@ public class EncodingStrictnessTests
         return claims.RootElement.GetProperty("aud").GetString()!;
     }
 
+    // An internationalised host goes in its ASCII form (IDNA: lower case, then punycode per label), as
+    // browsers' new URL(endpoint).origin and the npm web-push package give it, which is what a push
+    // service compares the token's aud with (issue 47, item 2: it was sent in Unicode).
+    // WebPushInteropTests asks node for the same origins.
     [TestCase("https://user:secret@push.example.net/x", "https://push.example.net")]
     [TestCase("https://user@push.example.net:8443/x?y=1#z", "https://push.example.net:8443")]
     [TestCase("https://PUSH.Example.NET:443/x", "https://push.example.net")]
     [TestCase("http://user:pw@[::1]:8080/x", "http://[::1]:8080")]
-    public void TheAudienceIsTheOriginWithoutUserinfo(string endpoint, string origin)
+    [TestCase("https://bücher.example/push/1", "https://xn--bcher-kva.example")]
+    [TestCase("https://BÜCHER.Example:8443/push/1?x=1", "https://xn--bcher-kva.example:8443")]
+    [TestCase("https://user:secret@push.münchen.example:443/x", "https://push.xn--mnchen-3ya.example")]
+    [TestCase("http://例え.テスト:8080/x", "http://xn--r8jz45g.xn--zckzah:8080")]
+    [TestCase("https://xn--bcher-kva.example/x", "https://xn--bcher-kva.example")]
+    public void TheAudienceIsTheAsciiOriginWithoutUserinfo(string endpoint, string origin)
     {
         string audience = Audience(endpoint);
         Assert.That(audience, Is.EqualTo(origin));
         Assert.That(audience, Does.Not.Contain("@").And.Not.Contain("secret"));
+        Assert.That(audience.All(char.IsAscii), Is.True, audience);
     }
 
     private static readonly string P256dh = "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4";

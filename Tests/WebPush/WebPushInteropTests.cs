@@ -116,6 +116,33 @@ public class WebPushInteropTests
         Assert.That(WebPushEncryption.Decrypt(body, Base64Url.DecodeFromChars(privateKey), Base64Url.DecodeFromChars(auth)), Is.EqualTo(message));
     }
 
+    // Issue 50, item 2: the key strings VapidKeyPair exports are the ones web-push stores, both ways.
+    [Test]
+    public void WebPushAcceptsTheKeyPairsMadeHereAndTheOtherWayRound()
+    {
+        // web-push's generateVAPIDKeys() strings import here and sign a header node verifies under them.
+        JsonNode generated = VapidKeysNode("generate", new JsonObject());
+        using VapidKeyPair imported = VapidKeyPair.FromBase64Url(generated["publicKey"]!.GetValue<string>(), generated["privateKey"]!.GetValue<string>());
+        Assert.That(imported.PublicKey, Is.EqualTo(generated["publicKey"]!.GetValue<string>()));
+        string header = imported.CreateAuthorization(new Uri("https://push.example.net/push/1"), "mailto:ops@example.com").ToString();
+        Assert.That(Node("vapid-verify", new JsonObject { ["authorization"] = header })["valid"]!.GetValue<bool>(), Is.True, header);
+
+        // The strings exported here are taken by web-push, whose header verifies under PublicKey.
+        using VapidKeyPair pair = VapidKeyPair.Generate();
+        JsonNode signed = VapidKeysNode("sign", new JsonObject { ["publicKey"] = pair.PublicKey, ["privateKey"] = pair.ExportPrivateKey(), ["audience"] = "https://push.example.net" });
+        string authorization = signed["authorization"]!.GetValue<string>();
+        Assert.That(authorization, Does.EndWith("k=" + pair.PublicKey));
+        string[] parts = authorization["vapid t=".Length..authorization.IndexOf(',', StringComparison.Ordinal)].Split('.');
+        Assert.That(pair.Key.VerifyData(Encoding.ASCII.GetBytes(parts[0] + "." + parts[1]), Base64Url.DecodeFromChars(parts[2]), HashAlgorithmName.SHA256), Is.True, authorization);
+    }
+
+    private JsonNode VapidKeysNode(string command, JsonObject input)
+    {
+        (int code, string output, string error) = Run(Which("node")!, "vapid-keys.js " + command, input.ToJsonString());
+        Assert.That(code, Is.Zero, $"node vapid-keys.js {command} failed:\n{error}");
+        return JsonNode.Parse(output)!;
+    }
+
     [Test]
     public void HttpEceRejectsABodyMadeHereForAnotherAuthSecret()
     {
@@ -152,6 +179,39 @@ public class WebPushInteropTests
         string forged = VapidAuthorization.Create(endpoint, "mailto:ops@example.com", other).ToString();
         forged = forged[..forged.IndexOf(", k=", StringComparison.Ordinal)] + ", k=" + VapidAuthorization.GetPublicKey(key);
         Assert.That(Node("vapid-verify", new JsonObject { ["authorization"] = forged })["valid"]!.GetValue<bool>(), Is.False);
+    }
+
+    /// <summary>
+    /// The token's aud is the origin browsers give (<c>new URL(endpoint).origin</c>) and the npm
+    /// web-push package puts in its own token, for internationalised hosts too (issue 47, item 2:
+    /// the Unicode host was sent, and a push service refuses that token). No endpoint here spells a
+    /// default port: web-push keeps one written out (":443"), where origins drop it.
+    /// </summary>
+    [Test]
+    public void TheAudienceIsTheOriginNodeAndWebPushGive()
+    {
+        string[] endpoints =
+        [
+            "https://bücher.example/push/1",
+            "https://BÜCHER.Example:8443/push/1?x=1",
+            "https://user:secret@push.münchen.example/x",
+            "http://例え.テスト:8080/x",
+            "https://PUSH.Example.NET/x",
+            "http://user:pw@[::1]:8080/x",
+        ];
+        using ECDsa key = ECDsa.Create(ECCurve.NamedCurves.nistP256);
+        JsonNode result = Node("origin", new JsonObject { ["endpoints"] = new JsonArray([.. endpoints.Select(e => (JsonNode)e)]) });
+        Assert.Multiple(() =>
+        {
+            for (int i = 0; i < endpoints.Length; i++)
+            {
+                string header = VapidAuthorization.Create(new Uri(endpoints[i]), "mailto:ops@example.com", key).ToString();
+                JsonNode claims = Node("vapid-verify", new JsonObject { ["authorization"] = header })["claims"]!;
+                string audience = claims["aud"]!.GetValue<string>();
+                Assert.That(audience, Is.EqualTo(result[i]!["origin"]!.GetValue<string>()), endpoints[i] + ": new URL(...).origin");
+                Assert.That(audience, Is.EqualTo(result[i]!["webPush"]!.GetValue<string>()), endpoints[i] + ": web-push's aud");
+            }
+        });
     }
 
     internal JsonNode Node(string command, JsonObject input)

@@ -4,7 +4,9 @@
 //   node interop.js decrypt   reads {privateKey, auth, body} and opens the body as a user agent
 //                             would with http_ece (the library web-push itself builds on), printing {plaintext};
 //   node interop.js vapid-verify  reads {authorization, audience} and checks an RFC 8292 header:
-//                             the JWT's ES256 signature under the k= key with node's crypto, and its claims.
+//                             the JWT's ES256 signature under the k= key with node's crypto, and its claims;
+//   node interop.js origin    reads {endpoints} and prints, for each, {origin} as new URL(endpoint).origin
+//                             gives it (as browsers do) and {webPush}: the aud of web-push's own VAPID token.
 // Input is one JSON object on stdin; binary values are base64url. Errors go to stderr, exit code 1.
 'use strict';
 const crypto = require('crypto');
@@ -41,10 +43,22 @@ function vapidVerify(input) {
   return { valid, header: JSON.parse(b64u(header)), claims: JSON.parse(b64u(claims)) };
 }
 
-const commands = { encrypt, decrypt, 'vapid-verify': vapidVerify };
+function origin(input) {
+  const keys = webpush.generateVAPIDKeys();
+  return input.endpoints.map((endpoint) => {
+    const details = webpush.generateRequestDetails(
+      { endpoint, keys: { p256dh: 'BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4', auth: 'BTBZMqHH6r4Tts7J_aSIgg' } },
+      null,
+      { vapidDetails: { subject: 'mailto:ops@example.com', publicKey: keys.publicKey, privateKey: keys.privateKey } });
+    const token = /^vapid t=([^,\s]+),/.exec(details.headers.Authorization)[1];
+    return { origin: new URL(endpoint).origin, webPush: JSON.parse(b64u(token.split('.')[1])).aud };
+  });
+}
+
+const commands = { encrypt, decrypt, 'vapid-verify': vapidVerify, origin };
 const command = commands[process.argv[2]];
 if (!command) {
-  process.stderr.write('usage: node interop.js encrypt|decrypt|vapid-verify < input.json\n');
+  process.stderr.write('usage: node interop.js encrypt|decrypt|vapid-verify|origin < input.json\n');
   process.exit(2);
 }
 

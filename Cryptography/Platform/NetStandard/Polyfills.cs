@@ -285,6 +285,11 @@ namespace System.Security.Cryptography
             : base("The computed authentication tag did not match the input authentication tag.")
         {
         }
+
+        public AuthenticationTagMismatchException(string message)
+            : base(message)
+        {
+        }
     }
 }
 

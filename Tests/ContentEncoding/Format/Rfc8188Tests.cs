@@ -76,6 +76,7 @@ public class Rfc8188Tests
         using (var stream = new ContentEncryptingStream(output, Ikm31, new ContentEncodingOptions { Coding = ContentCoding.Aes128Gcm, RecordSize = 4096 }, salt: Salt31, leaveOpen: true))
         {
             stream.Write(Walrus);
+            stream.FlushFinalBlock();
         }
 
         Assert.That(output.ToArray(), Is.EqualTo(Body31));

@@ -22,9 +22,9 @@ public class HttpContractTests
     private static readonly byte[] Ikm = Enumerable.Range(1, 16).Select(i => (byte)(i * 3)).ToArray();
     private static readonly byte[] Content = Enumerable.Range(0, 10_000).Select(i => (byte)(i * 7)).ToArray();
 
-    private static HttpClient Client(Func<HttpResponseMessage> respond, Action<ContentDecryptingHandler>? configure = null)
+    private static HttpClient Client(Func<HttpResponseMessage> respond, ContentEncodingOptions? options = null, Action<ContentDecryptingHandler>? configure = null)
     {
-        var handler = new ContentDecryptingHandler(KeyProviders.Always(Ikm), new HandlerPolicyTests.StubHandler(respond));
+        var handler = new ContentDecryptingHandler(KeyProviders.Always(Ikm), new HandlerPolicyTests.StubHandler(respond), options);
         configure?.Invoke(handler);
         return new HttpClient(handler) { BaseAddress = new Uri("http://example.invalid/") };
     }
@@ -47,23 +47,50 @@ public class HttpContractTests
     [Test]
     public void TheHandlerChecksItsArguments()
     {
-        Assert.That(Assert.Throws<ArgumentNullException>(() => new ContentDecryptingHandler(null!))!.ParamName, Is.EqualTo("keyProvider"));
-        Assert.That(Assert.Throws<ArgumentNullException>(() => new ContentDecryptingHandler(null!, new HttpClientHandler()))!.ParamName, Is.EqualTo("keyProvider"));
+        Assert.That(Assert.Throws<ArgumentNullException>(() => new ContentDecryptingHandler((ContentKeyProvider)null!))!.ParamName, Is.EqualTo("keyProvider"));
+        Assert.That(Assert.Throws<ArgumentNullException>(() => new ContentDecryptingHandler((ContentKeyProvider)null!, new HttpClientHandler()))!.ParamName, Is.EqualTo("keyProvider"));
+        Assert.That(Assert.Throws<ArgumentException>(() => new ContentDecryptingHandler(ReadOnlySpan<byte>.Empty))!.ParamName, Is.EqualTo("inputKeyingMaterial"));
+        Assert.That(Assert.Throws<ArgumentException>(() => new ContentDecryptingHandler(new byte[ContentEncryption.MaxKeyingMaterialSize + 1]))!.ParamName, Is.EqualTo("inputKeyingMaterial"));
+        Assert.Throws<ArgumentNullException>(() => new ContentDecryptingHandler(Ikm, (HttpMessageHandler)null!));
         using var handler = new ContentDecryptingHandler(KeyProviders.Always(Ikm));
-        Assert.That(handler.MaxRecordSize, Is.EqualTo(ContentEncryption.MaxRecordSize));
-        Assert.Throws<ArgumentOutOfRangeException>(() => handler.MaxRecordSize = 17);
-        Assert.Throws<ArgumentOutOfRangeException>(() => handler.MaxRecordSize = ContentEncryption.MaxRecordSize + 1);
-        Assert.That(handler.MaxRecordSize, Is.EqualTo(ContentEncryption.MaxRecordSize));
+        Assert.That(handler.Options, Is.SameAs(ContentEncodingOptions.Default));
+        using var limited = new ContentDecryptingHandler(Ikm, new ContentEncodingOptions { MaxRecordSize = 4096 });
+        Assert.That(limited.Options.MaxRecordSize, Is.EqualTo(4096));
+    }
+
+    // Issue 50, item 3: one shared key in one line. The key is used whatever key id a body names, and a body read after the
+    // handler was disposed fails with ObjectDisposedException instead of being opened under the wiped (all-zero) key.
+    [Test]
+    public async Task TheOneKeyFormDecodesAndStopsAtDispose()
+    {
+        byte[] body = ContentEncryption.Encrypt(Content, Ikm, new ContentEncodingOptions { KeyId = "any id"u8.ToArray() });
+        var stub = new HandlerPolicyTests.StubHandler(() =>
+        {
+            var content = new ByteArrayContent(body);
+            content.Headers.ContentEncoding.Add(ContentEncryption.Aes256GcmSivName);
+            return Encrypted(content);
+        });
+        var handler = new ContentDecryptingHandler(Ikm, stub);
+        using (var client = new HttpClient(handler, disposeHandler: false) { BaseAddress = new Uri("http://example.invalid/") })
+        {
+            Assert.That(await client.GetByteArrayAsync("x"), Is.EqualTo(Content));
+        }
+
+        using var invoker = new HttpMessageInvoker(handler, disposeHandler: false);
+        using HttpResponseMessage response = await invoker.SendAsync(new HttpRequestMessage(HttpMethod.Get, "http://example.invalid/x"), CancellationToken.None);
+        handler.Dispose();
+        Assert.That(async () => await response.Content.ReadAsByteArrayAsync(), Throws.InstanceOf<HttpRequestException>().With.InnerException.InstanceOf<ObjectDisposedException>());
+
     }
 
     // A body whose record size is above the handler's limit is refused when it is read.
     [Test]
     public async Task TheHandlersRecordSizeLimitApplies()
     {
-        using HttpClient client = Client(() => Encrypted(EncryptedBody(recordSize: 5000)), handler => handler.MaxRecordSize = 4999);
+        using HttpClient client = Client(() => Encrypted(EncryptedBody(recordSize: 5000)), new ContentEncodingOptions { MaxRecordSize = 4999 });
         Assert.That(async () => await client.GetByteArrayAsync("x"), Throws.InstanceOf<ContentEncodingHeaderException>());
 
-        using HttpClient roomy = Client(() => Encrypted(EncryptedBody(recordSize: 5000)), handler => handler.MaxRecordSize = 5000);
+        using HttpClient roomy = Client(() => Encrypted(EncryptedBody(recordSize: 5000)), new ContentEncodingOptions { MaxRecordSize = 5000 });
         Assert.That(await roomy.GetByteArrayAsync("x"), Is.EqualTo(Content));
     }
 
@@ -157,7 +184,7 @@ public class HttpContractTests
 
                 return new HttpResponseMessage(HttpStatusCode.Accepted) { Content = content };
             },
-            handler => handler.RequireEncryption = true);
+            configure: handler => handler.RequireEncryption = true);
         var error = (await Assert.ThrowsAsync<HttpRequestException>(() => client.GetAsync("x")))!;
         Assert.That(error.Message, Is.EqualTo($"The response (202 Accepted) is not encrypted: it has {described}, and RequireEncryption is set."));
         Assert.That(error.StatusCode, Is.EqualTo(HttpStatusCode.Accepted));

@@ -66,6 +66,7 @@ public class HttpTests
             context.Response.ContentLength = ContentEncryption.GetEncryptedLength(size, new ContentEncodingOptions { RecordSize = recordSize, KeyId = new byte[keyId.Length] });
             await using var encrypting = new ContentEncryptingStream(context.Response.Body, KeyFor(System.Text.Encoding.ASCII.GetBytes(keyId)), new ContentEncodingOptions { Coding = coding, RecordSize = recordSize, KeyId = System.Text.Encoding.ASCII.GetBytes(keyId) }, leaveOpen: true);
             await Generator.WriteAsync(encrypting, size, seed: 42);
+            await encrypting.FlushFinalBlockAsync();   // the body is complete only now: a failed generator leaves it truncated
         });
 
         // GET /damaged?what=flip|truncate: a small body, damaged.

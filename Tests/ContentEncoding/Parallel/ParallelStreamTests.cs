@@ -54,6 +54,10 @@ public class ParallelStreamTests
             {
                 encrypting.FlushFinalBlockAsync().AsTask().GetAwaiter().GetResult();
             }
+            else
+            {
+                encrypting.FlushFinalBlock();
+            }
         }
 
         return output.ToArray();

@@ -78,6 +78,8 @@ public class RoundTripTests
                 {
                     stream.Write(content, offset, Math.Min(writeSize, length - offset));
                 }
+
+                stream.FlushFinalBlock();
             }
 
             Assert.That(output.ToArray(), Is.EqualTo(expected), $"sync writes of {writeSize}");
@@ -89,6 +91,8 @@ public class RoundTripTests
                 {
                     await stream.WriteAsync(content.AsMemory(offset, Math.Min(writeSize, length - offset)));
                 }
+
+                await stream.FlushFinalBlockAsync();
             }
 
             Assert.That(asyncOutput.ToArray(), Is.EqualTo(expected), $"async writes of {writeSize}");
@@ -217,6 +221,8 @@ public class RoundTripTests
                 {
                     encrypting.Write(chunk);
                 }
+
+                encrypting.FlushFinalBlock();
             }
 
             sink.Position = 0;

@@ -118,6 +118,7 @@ public class StreamContractTests
         Assert.That(encrypting.MaxDegreeOfParallelism, Is.EqualTo(threads));
         encrypting.Write(content);
         Assert.That(Internals.Spare(encrypting), threads == 1 ? Is.Null : Is.Not.Null);
+        encrypting.FlushFinalBlock();
         encrypting.Dispose();
 
         var decrypting = threads == 1
@@ -306,6 +307,7 @@ public class StreamContractTests
         await using (var stream = new ContentEncryptingStream(open, Ikm, leaveOpen: true))
         {
             stream.Write(Content(10));
+            await stream.FlushFinalBlockAsync();
         }
 
         Assert.That(open.CanWrite, Is.True);
@@ -327,6 +329,7 @@ public class StreamContractTests
         var stream = new ContentEncryptingStream(output, Ikm, leaveOpen: true);
         byte[] nonceBase = Internals.NonceBase(Internals.Encryptor(stream));
         stream.Write(Content(10));
+        stream.FlushFinalBlock();
         stream.Dispose();
 
         Assert.That(nonceBase.All(b => b == 0), Is.True, "the nonce base is wiped");
@@ -352,6 +355,7 @@ public class StreamContractTests
         var stream = new ContentEncryptingStream(output, Ikm, leaveOpen: true);
         byte[] nonceBase = Internals.NonceBase(Internals.Encryptor(stream));
         await stream.WriteAsync(Content(10));
+        await stream.FlushFinalBlockAsync();
         await stream.DisposeAsync();
         Assert.That(nonceBase.All(b => b == 0), Is.True, "the nonce base is wiped");
         Assert.That(Internals.Record(stream), Is.Null);
