@@ -39,14 +39,14 @@ internal static class GcmSiv<TAes, TPolyval>
     /// <summary>
     /// Zeroes what <paramref name="state"/> may hold: from the first POLYVAL-key byte Init writes for
     /// <paramref name="polyvalBlocks"/> to the last round-key byte, in one call (the call itself
-    /// costs more than the bytes at these sizes; SecretWipe.cs says why not ZeroMemory).
+    /// costs more than the bytes at these sizes).
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void Wipe(ref MessageState state, int rounds, int polyvalBlocks)
     {
         int start = TPolyval.UnusedKeyPrefixBytes(polyvalBlocks);
         int end = Unsafe.SizeOf<PolyvalKey>() + ScratchSize + TAes.ScheduleBytes(rounds);
-        SecretWipe.Zero(MemoryMarshal.CreateSpan(ref Unsafe.As<MessageState, byte>(ref state), end)[start..]);
+        CryptographicOperations.ZeroMemory(MemoryMarshal.CreateSpan(ref Unsafe.As<MessageState, byte>(ref state), end)[start..]);
     }
 
     // Scratch layout:
