@@ -26,9 +26,10 @@ namespace Cryptography;
 /// <see cref="Encrypt(ReadOnlySpan{byte}, ReadOnlySpan{byte}, Span{byte}, Span{byte}, ReadOnlySpan{byte})"/>
 /// and <see cref="Decrypt(ReadOnlySpan{byte}, ReadOnlySpan{byte}, ReadOnlySpan{byte}, Span{byte}, ReadOnlySpan{byte})"/>
 /// on it at once. Calls do not allocate. <see cref="Dispose"/> wipes the key schedule (so does the
-/// finalizer, if the instance is never disposed). It may race with calls: a call already in flight
-/// finishes with the real key (the last one out wipes it), and a call that starts after
-/// <see cref="Dispose"/> throws <see cref="ObjectDisposedException"/>.</para>
+/// finalizer, if the instance is never disposed). It may race with calls: a call that starts after
+/// <see cref="Dispose"/> throws <see cref="ObjectDisposedException"/>, and so does a call in flight
+/// that <see cref="Dispose"/> overtakes, with its output buffers zeroed; a call that returns never
+/// computed with a wiped key.</para>
 /// </remarks>
 /// <example>
 /// Encrypt and decrypt with a caller-chosen nonce, or let <see cref="Seal(ReadOnlySpan{byte}, ReadOnlySpan{byte})"/> pick a random one:
@@ -58,10 +59,11 @@ public sealed partial class AesGcmSiv : IDisposable
     private readonly int _rounds;
     private readonly Backend _backend;
 
-    // Calls in flight and the disposed flag (Internal/CallCounter.cs): Dispose never wipes the
-    // schedule under a call; the last call out does. Its Exit after the computation also keeps this
-    // instance reachable until then, so the finalizer cannot wipe mid-call either.
-    private CallCounter _calls;
+    // The disposed flag (Internal/KeyLifetime.cs): a call checks it before it starts and again after
+    // its computation; if Dispose began in between, the call may have read wiped round keys, so its
+    // outputs are zeroed and it throws ObjectDisposedException. The check after the computation also
+    // keeps this instance reachable until then, so the finalizer cannot wipe mid-call.
+    private KeyLifetime _lifetime;
 
     /// <summary>Creates an instance with the given key, using <see cref="ActiveBackend"/>.</summary>
     /// <param name="key">The key-generating key: 16 or 32 bytes.</param>
@@ -164,7 +166,7 @@ public sealed partial class AesGcmSiv : IDisposable
     /// <param name="associatedData">Data authenticated but not encrypted; may be <see langword="null"/>.</param>
     /// <exception cref="ArgumentNullException"><paramref name="nonce"/>, <paramref name="plaintext"/>, <paramref name="ciphertext"/> or <paramref name="tag"/> is <see langword="null"/>.</exception>
     /// <exception cref="ArgumentException">A buffer has the wrong size, or the buffers overlap other than exactly in place.</exception>
-    /// <exception cref="ObjectDisposedException">The instance has been disposed.</exception>
+    /// <exception cref="ObjectDisposedException">The instance has been disposed, before this call or during it (the output buffers are then zeroed).</exception>
     public void Encrypt(byte[] nonce, byte[] plaintext, byte[] ciphertext, byte[] tag, byte[]? associatedData = null)
     {
         ArgumentNullException.ThrowIfNull(nonce);
@@ -182,7 +184,7 @@ public sealed partial class AesGcmSiv : IDisposable
     /// <param name="tag">The 16-byte buffer that receives the authentication tag.</param>
     /// <param name="associatedData">Data authenticated but not encrypted.</param>
     /// <exception cref="ArgumentException">A buffer has the wrong size, or the buffers overlap other than exactly in place.</exception>
-    /// <exception cref="ObjectDisposedException">The instance has been disposed.</exception>
+    /// <exception cref="ObjectDisposedException">The instance has been disposed, before this call or during it (the output buffers are then zeroed).</exception>
     public void Encrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData = default)
     {
         CheckParameters(nonce, plaintext, ciphertext, tag.Length, nameof(ciphertext));
@@ -191,14 +193,11 @@ public sealed partial class AesGcmSiv : IDisposable
             throw new ArgumentException(Messages.TagOverlapsCiphertext, nameof(tag));
         }
 
-        ObjectDisposedException.ThrowIf(!_calls.TryEnter(), this);
-        try
+        ObjectDisposedException.ThrowIf(_lifetime.IsClosed, this);
+        _backend.Encrypt(in Schedule, _rounds, nonce, plaintext, ciphertext, tag, associatedData);
+        if (_lifetime.ClosedDuringCall())
         {
-            _backend.Encrypt(in Schedule, _rounds, nonce, plaintext, ciphertext, tag, associatedData);
-        }
-        finally
-        {
-            ExitCall();
+            DisposedDuringCall(ciphertext, tag);
         }
     }
 
@@ -212,7 +211,7 @@ public sealed partial class AesGcmSiv : IDisposable
     /// <exception cref="ArgumentNullException"><paramref name="nonce"/>, <paramref name="ciphertext"/>, <paramref name="tag"/> or <paramref name="plaintext"/> is <see langword="null"/>.</exception>
     /// <exception cref="ArgumentException">A buffer has the wrong size, or the buffers overlap other than exactly in place.</exception>
     /// <exception cref="AuthenticationTagMismatchException">The tag does not match: the message, nonce, associated data or key is wrong. The plaintext buffer has been zeroed.</exception>
-    /// <exception cref="ObjectDisposedException">The instance has been disposed.</exception>
+    /// <exception cref="ObjectDisposedException">The instance has been disposed, before this call or during it (the output buffers are then zeroed).</exception>
     public void Decrypt(byte[] nonce, byte[] ciphertext, byte[] tag, byte[] plaintext, byte[]? associatedData = null)
     {
         ArgumentNullException.ThrowIfNull(nonce);
@@ -232,7 +231,7 @@ public sealed partial class AesGcmSiv : IDisposable
     /// <param name="associatedData">The associated data the message was encrypted with.</param>
     /// <exception cref="ArgumentException">A buffer has the wrong size, or the buffers overlap other than exactly in place.</exception>
     /// <exception cref="AuthenticationTagMismatchException">The tag does not match: the message, nonce, associated data or key is wrong. The plaintext buffer has been zeroed.</exception>
-    /// <exception cref="ObjectDisposedException">The instance has been disposed.</exception>
+    /// <exception cref="ObjectDisposedException">The instance has been disposed, before this call or during it (the output buffers are then zeroed).</exception>
     public void Decrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData = default)
     {
         if (!TryDecrypt(nonce, ciphertext, tag, plaintext, associatedData))
@@ -250,27 +249,27 @@ public sealed partial class AesGcmSiv : IDisposable
     internal bool TryDecrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData = default)
     {
         CheckParameters(nonce, ciphertext, plaintext, tag.Length, nameof(plaintext));
-        ObjectDisposedException.ThrowIf(!_calls.TryEnter(), this);
-        try
+        ObjectDisposedException.ThrowIf(_lifetime.IsClosed, this);
+        bool verified = _backend.Decrypt(in Schedule, _rounds, nonce, ciphertext, tag, plaintext, associatedData);
+        if (_lifetime.ClosedDuringCall())
         {
-            return _backend.Decrypt(in Schedule, _rounds, nonce, ciphertext, tag, plaintext, associatedData);
+            DisposedDuringCall(plaintext, default);
         }
-        finally
-        {
-            ExitCall();
-        }
+
+        return verified;
     }
 
     /// <summary>Wipes the key schedule if the instance was never disposed.</summary>
     ~AesGcmSiv() => WipeKey();
 
     /// <summary>
-    /// Wipes the key schedule, at once or, if calls are in flight on other threads, as the last of
-    /// them returns. Calls that start later throw <see cref="ObjectDisposedException"/>.
+    /// Wipes the key schedule. Calls that start later throw <see cref="ObjectDisposedException"/>, and
+    /// so do calls in flight on other threads that Dispose overtakes, with their outputs zeroed: no
+    /// call returns a result computed with a wiped key.
     /// </summary>
     public void Dispose()
     {
-        if (_calls.Close())
+        if (_lifetime.Close())
         {
             WipeKey();
         }
@@ -278,13 +277,13 @@ public sealed partial class AesGcmSiv : IDisposable
         GC.SuppressFinalize(this);
     }
 
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void ExitCall()
+    // A call that Dispose overtook may have computed with wiped round keys: nothing of it is released.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void DisposedDuringCall(Span<byte> output, Span<byte> tag)
     {
-        if (_calls.Exit())
-        {
-            WipeKey();
-        }
+        CryptographicOperations.ZeroMemory(output);
+        CryptographicOperations.ZeroMemory(tag);
+        throw new ObjectDisposedException(GetType().FullName);
     }
 
     // The schedule array is pinned, so this is the only copy of the key material to clear.

@@ -1,6 +1,8 @@
 // Dispose racing calls in flight (issue 17, finding 1): a call that began before Dispose must
-// finish with the real key, and one that begins after it must throw ObjectDisposedException;
-// no call may ever compute with a key schedule that Dispose has zeroed (or is zeroing). Checked
+// finish with the real key or throw ObjectDisposedException (AesGcmSiv since issue 49: its check
+// after the computation, Internal/KeyLifetime.cs), and one that begins after it must throw
+// ObjectDisposedException; no call may return output computed with a key schedule that Dispose has
+// zeroed (or is zeroing). Checked
 // on AesGcmSiv (every backend), GuardedAesGcmSiv and the AES-GCM-SIV record cipher.
 //
 // Each race: a worker thread calls the instance in a tight loop, checking every result against

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Writes one platform's benchmark report: docs/reports/<platform>/ with results.csv (the runner's
 # rows), runtime.txt (what the process saw) and index.md (the machine, runtime, backend, peers'
-# versions, commit, and a table with each row's ratio to the best peer), then redraws the
-# comparison page docs/reports/index.md and its chart docs/reports/comparison.png from every
-# report there (scripts/benchmark_report.py).
+# versions, commit, the CPU, and a table with each row's ratio to the fastest other AES-GCM-SIV, with
+# AES-GCM as context, labelled as another algorithm), then redraws the comparison page
+# docs/reports/index.md and its chart docs/reports/comparison.png from every report there
+# (scripts/benchmark_report.py). The ratios are the CPU's: on an Intel x64 machine the folder is
+# docs/reports/<platform>-intel (any vendor other than AMD gets its own suffix), so a run there adds
+# an Intel report beside the AMD ones instead of replacing them.
 #
 # Usage: scripts/benchmark-report.sh PLATFORM [--quick]
 #   x64-jit-vpclmulqdq   x64 JIT, the widest backend (AesNiVpclmulqdq where the CPU has VPCLMULQDQ)
@@ -69,7 +72,16 @@ if [ "$(id -u)" -eq 0 ] && [ "$platform" != browser ]; then
   bash scripts/benchmark-peers.sh || echo "benchmark-report: BoringSSL could not be installed; its rows are left out" >&2
 fi
 
-out=docs/reports/$platform
+# One CPU's ratios are not another's: reports from a vendor other than AMD (this project's machine,
+# whose reports keep the plain names) go to a folder of their own.
+vendor=$(awk -F': ' '/^vendor_id/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
+suffix=
+case "$vendor" in
+  ""|AuthenticAMD) ;;
+  GenuineIntel) suffix=-intel ;;
+  *) suffix=-$(echo "$vendor" | tr '[:upper:]' '[:lower:]' | tr -cd 'a-z0-9') ;;
+esac
+out=docs/reports/$platform$suffix
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 runner_args=(--out "$work/run")

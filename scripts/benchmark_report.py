@@ -4,14 +4,16 @@
   benchmark_report.py platform docs/reports/<platform>
       reads that folder's results.csv and runtime.txt (written by scripts/benchmark-report.sh and
       the BenchmarkReport runner) and writes its index.md: the machine, runtime, backend, peers'
-      versions and commit, then per operation and size every implementation's time, throughput
-      and ratio to the best peer (the fastest implementation other than AesGcmSiv, same operation
-      and size, same run);
+      versions and commit, then per operation and size every implementation's algorithm, time,
+      throughput and ratio to the fastest other AES-GCM-SIV there (BoringSSL on x64; BouncyCastle
+      and @noble/ciphers in the browser), same operation and size, same run; implementations of
+      another algorithm (AES-GCM: .NET's AesGcm, libsodium, WebCrypto) are context, labelled so;
 
   benchmark_report.py compare docs/reports
-      reads every <platform>/results.csv there and writes index.md (the platforms side by side:
-      AesGcmSiv's time over the best peer's, and which peer that was) and comparison.png (the
-      same ratios, one bar per platform and size, per operation).
+      reads every <platform>/results.csv there and writes index.md (the platforms side by side, each
+      with its CPU: AesGcmSiv's time over the fastest other AES-GCM-SIV's, and which that was; then,
+      as context, over the fastest AES-GCM's) and comparison.png (the same-algorithm ratios, one bar
+      per platform and size, per operation).
 
 Any runner that writes results.csv with the columns
 operation,size,implementation,ns_per_op,gb_per_s,min_ns,max_ns (the AesGcmSiv row's
@@ -23,6 +25,7 @@ Needs matplotlib (Debian's python3-matplotlib); run with /usr/bin/python3.
 
 import csv
 import os
+import re
 import sys
 
 import matplotlib
@@ -65,20 +68,59 @@ def is_ours(name):
     return name.startswith("AesGcmSiv")
 
 
-def best_peers(rows):
-    """(operation, size) -> (peer name, ns) of the fastest implementation other than AesGcmSiv."""
+# The question a user asks first: is this the fastest AES-GCM-SIV on my platform? So the ratio that
+# leads is to the other AES-GCM-SIV implementations; AES-GCM (a different AEAD, without nonce-misuse
+# resistance) is context, never "the best peer".
+SAME_ALGORITHM = "AES-GCM-SIV"
+ALGORITHMS = {
+    "BoringSSL": SAME_ALGORITHM,
+    "BouncyCastle": SAME_ALGORITHM,
+    "@noble/ciphers": SAME_ALGORITHM,
+    "AesGcm": "AES-GCM",
+    "libsodium": "AES-GCM",
+    "WebCrypto AES-GCM": "AES-GCM",
+}
+
+
+def algorithm(name):
+    if is_ours(name):
+        return SAME_ALGORITHM
+    return ALGORITHMS.get(name, "another algorithm")
+
+
+def best_peers(rows, same_algorithm=True):
+    """(operation, size) -> (peer name, ns) of the fastest implementation other than AesGcmSiv:
+    of AES-GCM-SIV (same_algorithm) or of the other algorithms."""
     best = {}
     for row in rows:
-        if is_ours(row["implementation"]):
+        name = row["implementation"]
+        if is_ours(name) or (algorithm(name) == SAME_ALGORITHM) != same_algorithm:
             continue
         key = (row["operation"], row["size"])
         if key not in best or row["ns_per_op"] < best[key][1]:
-            best[key] = (row["implementation"], row["ns_per_op"])
+            best[key] = (name, row["ns_per_op"])
     return best
 
 
-def ours(rows):
-    return {(r["operation"], r["size"]): r for r in rows if is_ours(r["implementation"])}
+def short_cpu(info):
+    """The CPU's name and family/model, without the ISA flags: what a reader compares with theirs."""
+    cpu = info.get("cpu", "CPU not recorded").split(";")[0]
+    return re.sub(r", stepping [^)]*", "", cpu).strip()
+
+
+def ours(rows, info=None):
+    """(operation, size) -> AesGcmSiv's row: the backend the runtime chose (info's aesgcmsiv_backend)
+    where a run also measured another (the browser's Portable row), else the fastest."""
+    chosen = f"AesGcmSiv ({info['aesgcmsiv_backend']})" if info and "aesgcmsiv_backend" in info else None
+    result = {}
+    for r in rows:
+        if not is_ours(r["implementation"]):
+            continue
+        key = (r["operation"], r["size"])
+        if r["implementation"] == chosen or key not in result or (
+                result[key]["implementation"] != chosen and r["ns_per_op"] < result[key]["ns_per_op"]):
+            result[key] = r
+    return result
 
 
 def fmt_size(size):
@@ -92,12 +134,36 @@ def platform_page(folder):
     info = read_runtime(folder)
     rows = read_results(folder)
     best = best_peers(rows)
+    other = best_peers(rows, same_algorithm=False)
+    our = ours(rows, info)
     lines = [f"# Benchmark report: {name}", ""]
     lines += [
-        f"Written by `scripts/benchmark-report.sh {name}` at commit `{info.get('commit', '?')}` on "
+        f"Written by `scripts/benchmark-report.sh {info.get('platform', name)}` at commit `{info.get('commit', '?')}` on "
         f"{info.get('date', '?')}. The [comparison](../index.md) puts it beside the other platforms.",
         "",
         f"> {SHARED_NOTE}",
+        "",
+    ]
+    # The answer first: AesGcmSiv over the fastest other AES-GCM-SIV, per operation and size.
+    answer = []
+    for operation in ["Encrypt", "Decrypt"]:
+        cells = []
+        for size in sorted({r["size"] for r in rows if r["operation"] == operation}):
+            key = (operation, size)
+            if key in best and key in our:
+                cells.append(f"{fmt_size(size)} {our[key]['ns_per_op'] / best[key][1]:.2f} ({best[key][0]})")
+        if cells:
+            answer.append(f"- {operation}: " + ", ".join(cells))
+    lines += [
+        f"**Is AesGcmSiv the fastest AES-GCM-SIV here?** On {short_cpu(info)}, AesGcmSiv's time over the "
+        "fastest other AES-GCM-SIV implementation's, same operation and size, this run (below 1: faster):",
+        "",
+    ]
+    lines += answer if answer else ["- no other AES-GCM-SIV implementation ran here"]
+    lines += [
+        "",
+        "These ratios hold for this CPU: instruction costs differ by vendor and generation "
+        "(docs/benchmarks.md), so another machine needs its own report.",
         "",
         "| | |",
         "|---|---|",
@@ -128,23 +194,37 @@ def platform_page(folder):
         "AES-256 keys, 12-byte nonces, no associated data. Each figure is the median of the run's "
         "samples (a Stopwatch over a batch of calls, "
         + ("the `/bench` page of `Browser/BrowserHost`, interleaved rounds" if name == "browser" else "`BenchmarkReport/Program.cs`")
-        + "). *vs best peer* "
-        "is the row's time over the fastest peer's time at the same operation and size in this run: "
-        "below 1 is faster than every peer.",
+        + "). *vs fastest AES-GCM-SIV* is the row's time over the fastest AES-GCM-SIV implementation "
+        "other than AesGcmSiv at the same operation and size in this run (below 1: faster). Rows of "
+        "AES-GCM are another algorithm (no nonce-misuse resistance), there as context: *vs fastest "
+        "AES-GCM* compares with the fastest of them.",
         "",
     ]
     for operation in ["Encrypt", "Decrypt"]:
         op_rows = [r for r in rows if r["operation"] == operation]
         if not op_rows:
             continue
-        lines += [f"## {operation}", "", "| size | implementation | ns/op | GB/s | vs best peer |", "|---:|---|---:|---:|---:|"]
+        lines += [
+            f"## {operation}",
+            "",
+            "| size | implementation | algorithm | ns/op | GB/s | vs fastest AES-GCM-SIV | vs fastest AES-GCM |",
+            "|---:|---|---|---:|---:|---:|---:|",
+        ]
         for size in sorted({r["size"] for r in op_rows}):
-            for r in sorted((r for r in op_rows if r["size"] == size), key=lambda r: r["ns_per_op"]):
-                ratio = r["ns_per_op"] / best[(operation, size)][1] if (operation, size) in best else float("nan")
+            # Same-algorithm rows first, fastest first; then the other algorithms.
+            ordered = sorted(
+                (r for r in op_rows if r["size"] == size),
+                key=lambda r: (algorithm(r["implementation"]) != SAME_ALGORITHM, r["ns_per_op"]))
+            for r in ordered:
+                key = (operation, size)
+                ratio = f"{r['ns_per_op'] / best[key][1]:.2f}" if key in best else ""
+                context = f"{r['ns_per_op'] / other[key][1]:.2f}" if key in other else ""
                 mark = "**" if is_ours(r["implementation"]) else ""
+                kind = algorithm(r["implementation"])
+                kind = kind if kind == SAME_ALGORITHM else f"{kind} (another algorithm)"
                 lines.append(
-                    f"| {fmt_size(size)} | {mark}{r['implementation']}{mark} | {r['ns_per_op']:.0f} | "
-                    f"{size / r['ns_per_op']:.3f} | {ratio:.2f} |"
+                    f"| {fmt_size(size)} | {mark}{r['implementation']}{mark} | {kind} | {r['ns_per_op']:.0f} | "
+                    f"{size / r['ns_per_op']:.3f} | {ratio} | {context} |"
                 )
         lines.append("")
     lines += ["Raw rows: [results.csv](results.csv); what the process saw: [runtime.txt](runtime.txt).", ""]
@@ -153,8 +233,16 @@ def platform_page(folder):
 
 
 def platforms(root):
+    """Report folders in ORDER; a folder from another vendor's CPU (x64-jit-vpclmulqdq-intel, written by
+    benchmark-report.sh on that machine) right after its AMD counterpart."""
     found = [d for d in os.listdir(root) if os.path.isfile(os.path.join(root, d, "results.csv"))]
-    return sorted(found, key=lambda d: (ORDER.index(d) if d in ORDER else len(ORDER), d))
+
+    def rank(d):
+        matches = [p for p in ORDER if d == p or d.startswith(p + "-")]
+        base = max(matches, key=len) if matches else None
+        return (ORDER.index(base) if base else len(ORDER), d)
+
+    return sorted(found, key=rank)
 
 
 def compare(root):
@@ -162,20 +250,30 @@ def compare(root):
     data = {}
     for name in names:
         rows = read_results(os.path.join(root, name))
-        best = best_peers(rows)
-        data[name] = (read_runtime(os.path.join(root, name)), best, ours(rows))
-    sizes = sorted({key[1] for _, (_, best, _) in data.items() for key in best})
-    commits = sorted({info.get("commit", "?") for info, _, _ in data.values()})
+        info = read_runtime(os.path.join(root, name))
+        data[name] = (info, best_peers(rows), ours(rows, info), best_peers(rows, same_algorithm=False))
+    sizes = sorted({key[1] for _, (_, best, _, other) in data.items() for key in list(best) + list(other)})
+    commits = sorted({info.get("commit", "?") for info, _, _, _ in data.values()})
+    cpus = sorted({short_cpu(info) for info, _, _, _ in data.values()})
 
     lines = ["# Benchmark reports by platform", ""]
     lines += [
         "One report per platform, each written by one command (`scripts/benchmark-report.sh PLATFORM`), "
-        "with the machine, runtime, backend, peers' versions and commit on its page. Each cell is "
-        "AesGcmSiv's time over the **best peer's** time (the fastest of .NET's `AesGcm`, BoringSSL's "
-        "AES-GCM-SIV, libsodium's AES-256-GCM and BouncyCastle's `GcmSivBlockCipher` present on that "
-        "platform; in the browser: BouncyCastle in the same app, @noble/ciphers' gcmsiv in JavaScript and "
-        "WebCrypto's AES-GCM, the browser's native code for another algorithm) for the same operation "
-        "and size in the same run, with that peer named: below 1, AesGcmSiv is faster than every peer there.",
+        "with the machine, runtime, backend, peers' versions and commit on its page.",
+        "",
+        "**Is AesGcmSiv the fastest AES-GCM-SIV on this platform?** The first two tables answer that: "
+        "each cell is AesGcmSiv's time over the fastest **other AES-GCM-SIV** implementation's (BoringSSL's, "
+        "Gueron's assembly, and BouncyCastle's `GcmSivBlockCipher` on x64; BouncyCastle in the same app and "
+        "@noble/ciphers' gcmsiv in JavaScript in the browser) for the same operation and size in the same "
+        "run, with that implementation named: below 1, AesGcmSiv is the faster AES-GCM-SIV there. The last "
+        "two tables are context: the same over the fastest **AES-GCM** (another algorithm, without "
+        "nonce-misuse resistance: .NET's `AesGcm` over OpenSSL, libsodium, WebCrypto in the browser).",
+        "",
+        "**Measured on " + "; ".join(cpus) + " only.** Instruction costs differ between CPU vendors and "
+        "generations (AESKEYGENASSIST and lock-prefixed instructions cost several times more on Intel "
+        "cores than on AMD Zen, for example), so these ratios are this machine's, not every machine's. "
+        "Each platform's CPU is named below and on its page; `scripts/benchmark-report.sh x64` on another "
+        "machine writes its own.",
         "",
         f"> {SHARED_NOTE}",
         "",
@@ -186,31 +284,35 @@ def compare(root):
     # since its ratios then compare different builds.
     for key, label in [("openssl", "OpenSSL (under AesGcm)"), ("boringssl_package", "BoringSSL"), ("libsodium", "libsodium"), ("bouncycastle", "BouncyCastle"), ("runtime", "runtime")]:
         versions = {}
-        for name, (info, _, _) in data.items():
+        for name, (info, _, _, _) in data.items():
             if key in info:   # a peer a platform does not have (libsodium in the browser) is no difference
                 versions.setdefault(info[key].replace(" (Native AOT)", "").replace(" (JIT)", ""), []).append(name)
         if len(versions) > 1:
             lines.append(f"{label} differs between reports: " + "; ".join(f"{v} in {', '.join(n)}" for v, n in versions.items()) + ".")
             lines.append("")
     lines += [
-        "![AesGcmSiv's time over the best peer's, per platform](comparison.png)",
+        "![AesGcmSiv's time over the fastest other AES-GCM-SIV's, per platform](comparison.png)",
         "",
     ]
-    for operation in ["Encrypt", "Decrypt"]:
-        lines += [f"## {operation}", ""]
-        lines.append("| platform | backend | " + " | ".join(fmt_size(s) for s in sizes) + " |")
-        lines.append("|---|---|" + "---:|" * len(sizes))
-        for name in names:
-            info, best, our = data[name]
-            cells = []
-            for size in sizes:
-                key = (operation, size)
-                if key in best and key in our:
-                    cells.append(f"{our[key]['ns_per_op'] / best[key][1]:.2f} ({best[key][0]})")
-                else:
-                    cells.append("")
-            lines.append(f"| [{name}]({name}/index.md) | {info.get('aesgcmsiv_backend', '?')} | " + " | ".join(cells) + " |")
-        lines.append("")
+    for index, title in [(1, "against the fastest other AES-GCM-SIV"), (3, "context: against the fastest AES-GCM (another algorithm)")]:
+        for operation in ["Encrypt", "Decrypt"]:
+            lines += [f"## {operation}, {title}", ""]
+            lines.append("| platform | CPU | backend | " + " | ".join(fmt_size(s) for s in sizes) + " |")
+            lines.append("|---|---|---|" + "---:|" * len(sizes))
+            for name in names:
+                info, our = data[name][0], data[name][2]
+                peers = data[name][index]
+                cells = []
+                for size in sizes:
+                    key = (operation, size)
+                    if key in peers and key in our:
+                        cells.append(f"{our[key]['ns_per_op'] / peers[key][1]:.2f} ({peers[key][0]})")
+                    else:
+                        cells.append("")
+                lines.append(
+                    f"| [{name}]({name}/index.md) | {short_cpu(info)} | {info.get('aesgcmsiv_backend', '?')} | "
+                    + " | ".join(cells) + " |")
+            lines.append("")
     lines += [
         "## Platforms",
         "",
@@ -230,7 +332,9 @@ def compare(root):
         + ("" if "browser" in names else " Not measured yet."),
         "",
         "Another machine: run `scripts/benchmark-report.sh x64` (or one platform) there; it writes the "
-        "same pages, named after the platform, with that machine's CPU on them.",
+        "same pages, named after the platform, with that machine's CPU on them. On a CPU that is not "
+        "AMD's the folders get the vendor as a suffix (`x64-jit-vpclmulqdq-intel`), so an Intel report "
+        "sits beside the AMD one rather than replacing it.",
         "",
     ]
     with open(os.path.join(root, "index.md"), "w", encoding="utf-8") as f:
@@ -240,7 +344,7 @@ def compare(root):
     width = 0.8 / max(1, len(names))
     for ax, operation in zip(axes, ["Encrypt", "Decrypt"]):
         for i, name in enumerate(names):
-            _, best, our = data[name]
+            _, best, our, _ = data[name]
             xs, ys = [], []
             for j, size in enumerate(sizes):
                 key = (operation, size)
@@ -255,11 +359,12 @@ def compare(root):
         ax.set_xlabel("message size")
         ax.set_yscale("log")
         ax.grid(axis="y", which="both", alpha=0.3)
-    axes[0].set_ylabel("AesGcmSiv time / best peer's time (below 1: faster)")
+    axes[0].set_ylabel("time / fastest other AES-GCM-SIV's")
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=max(1, len(names)), fontsize=8, frameon=False)
-    fig.suptitle("AesGcmSiv against the best peer on each platform (shared 2-core machine; ratios within one run)", fontsize=10)
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    fig.suptitle("AesGcmSiv against the fastest other AES-GCM-SIV on each platform, on " + "; ".join(cpus)
+                 + "\n(shared 2-core machine; ratios within one run; another CPU gives other ratios)", fontsize=9)
+    fig.tight_layout(rect=(0, 0.07, 1, 0.95))
     fig.savefig(os.path.join(root, "comparison.png"), dpi=110)
 
 

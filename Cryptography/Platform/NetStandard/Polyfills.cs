@@ -93,6 +93,13 @@ namespace Cryptography
             }
         }
 
+        extension(System.Threading.Volatile)
+        {
+            /// <summary>Keeps every load before it ahead of every load after it (KeyLifetime's check after a
+            /// call). netstandard2.0 has no load-only barrier; a full fence is stronger and correct.</summary>
+            public static void ReadBarrier() => System.Threading.Thread.MemoryBarrier();
+        }
+
         extension(System.Security.Cryptography.RandomNumberGenerator)
         {
             public static byte[] GetBytes(int count)
