@@ -657,9 +657,10 @@ internal readonly struct AesPortable : IAes
     [SkipLocalsInit] // ZeroMemory below does the clearing; no need for the prolog to do it too
     private static void BurnStack()
     {
-        // The browser's interpreter keeps locals in frames of its own stack, which stackalloc memory
-        // is not taken from: there Backend clears those frames once the whole call is done (InterpreterStack).
-        if (OperatingSystem.IsBrowser())
+        // Where Backend clears the stack once the whole call is done (CallStack): the browser, whose
+        // interpreter keeps locals in frames of its own stack that stackalloc memory is not taken
+        // from, and the netstandard2.0 build, where one burn per message costs less than one per step.
+        if (CallStack.BurnsAfterCall)
         {
             return;
         }

@@ -61,7 +61,7 @@ internal class Backend<TAes, TPolyval, TDecryptLoop>(AesGcmSivBackend id) : Back
         }
         finally
         {
-            InterpreterStack.BurnInBrowser();
+            CallStack.BurnAfterCall();
         }
     }
 
@@ -74,7 +74,7 @@ internal class Backend<TAes, TPolyval, TDecryptLoop>(AesGcmSivBackend id) : Back
         }
         finally
         {
-            InterpreterStack.BurnInBrowser();
+            CallStack.BurnAfterCall();
         }
     }
 
@@ -87,7 +87,7 @@ internal class Backend<TAes, TPolyval, TDecryptLoop>(AesGcmSivBackend id) : Back
         }
         finally
         {
-            InterpreterStack.BurnInBrowser();
+            CallStack.BurnAfterCall();
         }
     }
 }

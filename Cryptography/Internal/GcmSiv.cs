@@ -192,6 +192,14 @@ internal static class GcmSiv<TAes, TPolyval>
         int blockCount = rounds == 10 ? 4 : 6;
         ref byte blocks = ref MemoryMarshal.GetReference(derived[..(blockCount * BlockSize)]);
         ref byte nonceBytes = ref MemoryMarshal.GetReference(nonce[..NonceSize]);
+        if (!default(TAes).EncryptsBlockInRegisters)
+        {
+            // A software backend reads the blocks from memory anyway, so they are made with scalar
+            // stores; on netstandard2.0 Vector128 is a software struct (Platform/NetStandard), and
+            // under Mono its calls cost more than these few words.
+            return DeriveKeyMaterialScalar(in keyGeneratingKey, rounds, blockCount, ref nonceBytes, derived);
+        }
+
         Vector128<uint> block = Vector128.Create(
             0u,
             Unsafe.ReadUnaligned<uint>(ref nonceBytes),
@@ -218,6 +226,39 @@ internal static class GcmSiv<TAes, TPolyval>
             Vector128<ulong> second = Unsafe.Add(ref pairs, (2 * i) + 1);
             Vector128<ulong> secondLow = Vector128.Shuffle(second, Vector128.Create(0UL, 0UL));
             Unsafe.Add(ref pairs, i) = Vector128.ConditionalSelect(Vector128.Create(0UL, ulong.MaxValue), secondLow, first);
+        }
+
+        return (blockCount - 2) * 8;
+    }
+
+    /// <summary><see cref="DeriveKeyMaterial"/> for a backend that encrypts blocks in memory: the same bytes, with scalar loads and stores.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int DeriveKeyMaterialScalar(in AesKeySchedule keyGeneratingKey, int rounds, int blockCount, ref byte nonceBytes, Span<byte> derived)
+    {
+        ref byte blocks = ref MemoryMarshal.GetReference(derived);
+        uint nonce0 = Unsafe.ReadUnaligned<uint>(ref nonceBytes);
+        uint nonce1 = Unsafe.ReadUnaligned<uint>(ref Unsafe.Add(ref nonceBytes, 4));
+        uint nonce2 = Unsafe.ReadUnaligned<uint>(ref Unsafe.Add(ref nonceBytes, 8));
+        for (int i = 0; i < blockCount; i++)
+        {
+            // LE32(i) || nonce.
+            ref byte block = ref Unsafe.Add(ref blocks, i * BlockSize);
+            Unsafe.WriteUnaligned(ref block, BitConverter.IsLittleEndian ? (uint)i : BinaryPrimitives.ReverseEndianness((uint)i));
+            Unsafe.WriteUnaligned(ref Unsafe.Add(ref block, 4), nonce0);
+            Unsafe.WriteUnaligned(ref Unsafe.Add(ref block, 8), nonce1);
+            Unsafe.WriteUnaligned(ref Unsafe.Add(ref block, 12), nonce2);
+        }
+
+        Span<byte> encrypted = derived[..(blockCount * BlockSize)];
+        default(TAes).EncryptBlocks(in keyGeneratingKey, rounds, encrypted, encrypted);
+
+        // The first half of each block, packed; pair i is read before it is written, below the pairs still to be read.
+        for (int i = 0; i < blockCount / 2; i++)
+        {
+            ulong first = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref blocks, 32 * i));
+            ulong second = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref blocks, (32 * i) + 16));
+            Unsafe.WriteUnaligned(ref Unsafe.Add(ref blocks, 16 * i), first);
+            Unsafe.WriteUnaligned(ref Unsafe.Add(ref blocks, (16 * i) + 8), second);
         }
 
         return (blockCount - 2) * 8;

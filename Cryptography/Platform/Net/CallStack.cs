@@ -1,5 +1,5 @@
 // net10.0: the browser's stack burn (netstandard2.0 never runs in the browser, which takes the
-// net10.0 build: Platform/NetStandard/InterpreterStack.cs does nothing).
+// net10.0 build: Platform/NetStandard/CallStack.cs burns Mono's and .NET Framework's machine stack).
 
 using System;
 using System.Runtime.CompilerServices;
@@ -19,7 +19,7 @@ namespace Cryptography.Internal;
 /// begin where the caller's end, so one local as large as the deepest chain of the library's frames,
 /// zeroed right after the call, overwrites them all.
 /// </summary>
-internal static class InterpreterStack
+internal static class CallStack
 {
     /// <summary>Bytes zeroed: more than GcmSiv's frame (its MessageState) and the deepest chain below it.</summary>
     private const int BurnBytes = 8192;
@@ -31,11 +31,16 @@ internal static class InterpreterStack
     }
 
     /// <summary>
-    /// Does nothing outside the browser: there frames are on the machine stack, where the software
-    /// backends burn their own and the hardware ones keep keys in registers (SECURITY.md).
+    /// Whether <see cref="BurnAfterCall"/> clears what the software backends' frames left, so that
+    /// they need not burn the stack after each primitive: only in the browser. Elsewhere this build
+    /// runs under RyuJIT, where frames are on the machine stack, the software backends burn their own
+    /// and the hardware ones keep keys in registers (SECURITY.md).
     /// </summary>
+    public static bool BurnsAfterCall => OperatingSystem.IsBrowser();
+
+    /// <summary>Does nothing outside the browser (<see cref="BurnsAfterCall"/>).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static void BurnInBrowser()
+    public static void BurnAfterCall()
     {
         if (OperatingSystem.IsBrowser())
         {
