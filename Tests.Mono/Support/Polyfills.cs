@@ -112,6 +112,12 @@ namespace Tests
                 NUnit.Framework.Assert.Ignore("Mono has no allocation counter (GC.GetTotalAllocatedBytes).");
                 return 0;
             }
+
+            public static long GetAllocatedBytesForCurrentThread()
+            {
+                NUnit.Framework.Assert.Ignore("Mono has no per-thread allocation counter (GC.GetAllocatedBytesForCurrentThread).");
+                return 0;
+            }
         }
 
         extension(System.Threading.Tasks.ValueTask)
@@ -168,5 +174,24 @@ namespace System.Buffers.Text
 
         public static string EncodeToString(ReadOnlySpan<byte> bytes) =>
             Convert.ToBase64String(bytes.ToArray()).TrimEnd('=').Replace('+', '-').Replace('/', '_');
+    }
+}
+
+namespace System.Threading.Tasks
+{
+    /// <summary>.NET 5's non-generic TaskCompletionSource, over the generic one.</summary>
+    internal sealed class TaskCompletionSource(TaskCreationOptions creationOptions)
+    {
+        private readonly TaskCompletionSource<bool> _inner = new(creationOptions);
+
+        public Task Task => _inner.Task;
+
+        public void SetResult() => _inner.SetResult(true);
+
+        public bool TrySetResult() => _inner.TrySetResult(true);
+
+        public bool TrySetException(Exception exception) => _inner.TrySetException(exception);
+
+        public bool TrySetCanceled() => _inner.TrySetCanceled();
     }
 }
