@@ -25,7 +25,7 @@ namespace Cryptography.ContentEncoding;
 /// passes through unchanged unless <see cref="RequireEncryption"/> is set: an attacker on the path, or a misconfigured
 /// server, can then hand the caller plaintext that nothing verified.</para>
 /// </remarks>
-public sealed class ContentDecryptingHandler : DelegatingHandler
+public sealed class ContentDecryptingHandler : RecordHandlerBase
 {
     private readonly ContentKeyProvider _keyProvider;
     private readonly ContentEncodingOptions _options;
@@ -196,7 +196,7 @@ public sealed class ContentDecryptingHandler : DelegatingHandler
         && response.StatusCode is not HttpStatusCode.NoContent and not HttpStatusCode.NotModified;
 
     /// <summary>A response content decoded as it is read.</summary>
-    private sealed class DecryptedHttpContent(HttpContent encrypted, ContentKeyProvider keyProvider, ContentEncodingOptions options) : HttpContent
+    private sealed class DecryptedHttpContent(HttpContent encrypted, ContentKeyProvider keyProvider, ContentEncodingOptions options) : RecordHttpContentBase
     {
         protected override async Task<Stream> CreateContentReadStreamAsync(CancellationToken cancellationToken) =>
             new ContentDecryptingStream(await encrypted.ReadAsStreamAsync(cancellationToken).ConfigureAwait(false), keyProvider, options);

@@ -9,6 +9,7 @@ using System;
 using System.IO;
 using System.Numerics;
 using System.Runtime.ExceptionServices;
+using System.Runtime.InteropServices;
 using System.Security.Cryptography;
 using System.Threading;
 using System.Threading.Tasks;
@@ -35,7 +36,7 @@ namespace Cryptography.ContentEncoding;
 /// task reads the next batch while the caller reads this one. Not safe for concurrent use,
 /// <see cref="Stream.Dispose()"/> included. Disposing wipes the keys and the buffers.</para>
 /// </remarks>
-public sealed class ContentDecryptingStream : Stream
+public sealed class ContentDecryptingStream : RecordStreamBase
 {
     // The buffer's first size: what a body holds before it has sent more. Records up to 64 KiB never
     // grow it; larger ones pay one copy of at most rs bytes, once.
@@ -175,7 +176,7 @@ public sealed class ContentDecryptingStream : Stream
     public override int ReadByte()
     {
         byte value = 0;
-        return Read(new Span<byte>(ref value)) == 0 ? -1 : value;
+        return Read(MemoryMarshal.CreateSpan(ref value, 1)) == 0 ? -1 : value;
     }
 
     /// <summary>Reads verified, decrypted data, as <see cref="Read(Span{byte})"/> does.</summary>

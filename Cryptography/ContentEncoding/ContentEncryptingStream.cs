@@ -10,6 +10,7 @@
 using System;
 using System.IO;
 using System.Runtime.ExceptionServices;
+using System.Runtime.InteropServices;
 using System.Security.Cryptography;
 using System.Threading;
 using System.Threading.Tasks;
@@ -51,7 +52,7 @@ namespace Cryptography.ContentEncoding;
 /// reads the next batch during the sealing. An error of the destination surfaces at the next call. Not
 /// safe for concurrent use, <see cref="Stream.Dispose()"/> included. Disposing wipes the keys and the buffers.</para>
 /// </remarks>
-public sealed class ContentEncryptingStream : Stream
+public sealed class ContentEncryptingStream : RecordStreamBase
 {
     private readonly Stream _destination;
     private readonly bool _leaveOpen;
@@ -156,7 +157,7 @@ public sealed class ContentEncryptingStream : Stream
     /// <summary>Encrypts one byte, as <see cref="Write(ReadOnlySpan{byte})"/> does.</summary>
     /// <param name="value">The byte.</param>
     /// <inheritdoc cref="Write(ReadOnlySpan{byte})" path="/exception"/>
-    public override void WriteByte(byte value) => Write(new ReadOnlySpan<byte>(in value));
+    public override void WriteByte(byte value) => Write(MemoryMarshal.CreateSpan(ref value, 1));
 
     /// <summary>Encrypts data, as <see cref="Write(ReadOnlySpan{byte})"/> does.</summary>
     /// <param name="buffer">The data.</param>

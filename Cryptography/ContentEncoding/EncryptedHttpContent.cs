@@ -23,7 +23,7 @@ namespace Cryptography.ContentEncoding;
 /// with the real keying material, which is wiped as it does; one that starts later throws <see cref="ObjectDisposedException"/>.
 /// No body is ever sealed under a wiped key.
 /// </remarks>
-public sealed class EncryptedHttpContent : HttpContent
+public sealed class EncryptedHttpContent : RecordHttpContentBase
 {
     private readonly HttpContent _content;
     private readonly byte[] _inputKeyingMaterial;

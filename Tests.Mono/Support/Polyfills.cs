@@ -67,6 +67,64 @@ namespace Tests
             public static void Clear(Array array) => Array.Clear(array, 0, array.Length);
         }
 
+        extension(System.Collections.Generic.List<byte> list)
+        {
+            public void AddRange(ReadOnlySpan<byte> items) => list.AddRange(items.ToArray());
+        }
+
+        extension(Span<byte> span)
+        {
+            public int IndexOfAnyExcept(byte value)
+            {
+                for (int i = 0; i < span.Length; i++)
+                {
+                    if (span[i] != value)
+                    {
+                        return i;
+                    }
+                }
+
+                return -1;
+            }
+
+            public bool ContainsAnyExcept(byte value) => span.IndexOfAnyExcept(value) >= 0;
+        }
+
+        extension(System.Text.Encoding encoding)
+        {
+            public string GetString(ReadOnlySpan<byte> bytes) => encoding.GetString(bytes.ToArray());
+        }
+
+        extension(HMACSHA256)
+        {
+            public static byte[] HashData(byte[] key, byte[] source)
+            {
+                using var hmac = new HMACSHA256(key);
+                return hmac.ComputeHash(source);
+            }
+        }
+
+        extension(GC)
+        {
+            /// <summary>Mono has no allocation counter: the allocation checks report ignored, as Allocations.cs's do.</summary>
+            public static long GetTotalAllocatedBytes(bool precise)
+            {
+                NUnit.Framework.Assert.Ignore("Mono has no allocation counter (GC.GetTotalAllocatedBytes).");
+                return 0;
+            }
+
+            public static long GetAllocatedBytesForCurrentThread()
+            {
+                NUnit.Framework.Assert.Ignore("Mono has no per-thread allocation counter (GC.GetAllocatedBytesForCurrentThread).");
+                return 0;
+            }
+        }
+
+        extension(System.Threading.Tasks.ValueTask)
+        {
+            public static System.Threading.Tasks.ValueTask<T> FromResult<T>(T result) => new(result);
+        }
+
         extension(Enum)
         {
             public static TEnum[] GetValues<TEnum>()
@@ -87,5 +145,53 @@ namespace System.Runtime.CompilerServices
             Array.Copy(array, offset, result, 0, length);
             return result;
         }
+    }
+}
+
+namespace System.Runtime.InteropServices
+{
+    /// <summary>.NET 5's CollectionsMarshal.AsSpan: the list's backing array, read by reflection.</summary>
+    internal static class CollectionsMarshal
+    {
+        public static Span<T> AsSpan<T>(System.Collections.Generic.List<T> list)
+        {
+            var items = (T[])typeof(System.Collections.Generic.List<T>).GetField("_items", Reflection.BindingFlags.Instance | Reflection.BindingFlags.NonPublic)!.GetValue(list)!;
+            return items.AsSpan(0, list.Count);
+        }
+    }
+}
+
+namespace System.Buffers.Text
+{
+    /// <summary>.NET 9's Base64Url, for the tests' RFC 8188 examples: base64 with - and _ and no padding.</summary>
+    internal static class Base64Url
+    {
+        public static byte[] DecodeFromChars(string text)
+        {
+            string base64 = text.Replace('-', '+').Replace('_', '/');
+            return Convert.FromBase64String(base64.PadRight(base64.Length + ((4 - (base64.Length % 4)) % 4), '='));
+        }
+
+        public static string EncodeToString(ReadOnlySpan<byte> bytes) =>
+            Convert.ToBase64String(bytes.ToArray()).TrimEnd('=').Replace('+', '-').Replace('/', '_');
+    }
+}
+
+namespace System.Threading.Tasks
+{
+    /// <summary>.NET 5's non-generic TaskCompletionSource, over the generic one.</summary>
+    internal sealed class TaskCompletionSource(TaskCreationOptions creationOptions)
+    {
+        private readonly TaskCompletionSource<bool> _inner = new(creationOptions);
+
+        public Task Task => _inner.Task;
+
+        public void SetResult() => _inner.SetResult(true);
+
+        public bool TrySetResult() => _inner.TrySetResult(true);
+
+        public bool TrySetException(Exception exception) => _inner.TrySetException(exception);
+
+        public bool TrySetCanceled() => _inner.TrySetCanceled();
     }
 }

@@ -49,6 +49,14 @@ namespace Cryptography
 
         extension(ArgumentOutOfRangeException)
         {
+            public static void ThrowIfNegative(long value, [CallerArgumentExpression(nameof(value))] string? paramName = null)
+            {
+                if (value < 0)
+                {
+                    throw new ArgumentOutOfRangeException(paramName, value, "The value must not be negative.");
+                }
+            }
+
             public static void ThrowIfNegative(int value, [CallerArgumentExpression(nameof(value))] string? paramName = null)
             {
                 if (value < 0)
@@ -203,6 +211,9 @@ namespace Cryptography
             /// layer's buffers; AesGcmSiv's key schedule is pinned by PinnedArray instead).
             /// </summary>
             public static T[] AllocateArray<T>(int length, bool pinned = false) => new T[length];
+
+            /// <summary>A zeroed ordinary array: as <see cref="AllocateArray"/>, not pinned.</summary>
+            public static T[] AllocateUninitializedArray<T>(int length, bool pinned = false) => new T[length];
         }
 
         extension(OperatingSystem)
@@ -235,6 +246,23 @@ namespace System.Numerics
         public static ulong RotateRight(ulong value, int offset) => (value >> offset) | (value << (64 - offset));
 
         /// <summary>The smallest power of 2 not below <paramref name="value"/> (0 for 0 and above 2^31, as .NET's).</summary>
+        /// <summary>The number of leading zero bits (32 for 0), as .NET's; for lengths, which are public.</summary>
+        public static int LeadingZeroCount(uint value)
+        {
+            int count = 0;
+            for (uint bit = 0x80000000; bit != 0 && (value & bit) == 0; bit >>= 1)
+            {
+                count++;
+            }
+
+            return count;
+        }
+
+        /// <summary>The floor of the base-2 logarithm (0 for 0), as .NET's; for lengths, which are public.</summary>
+        public static int Log2(uint value) => 31 - LeadingZeroCount(value | 1);
+
+        public static bool IsPow2(int value) => (value & (value - 1)) == 0 && value > 0;
+
         public static uint RoundUpToPowerOf2(uint value)
         {
             value--;

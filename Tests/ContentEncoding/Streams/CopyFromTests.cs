@@ -161,7 +161,7 @@ public class CopyFromTests
     }
 
     /// <summary>A destination whose writes wait, once <paramref name="stallAfter"/> bytes are in, until released.</summary>
-    private sealed class StallingDestination(int stallAfter) : Stream
+    private sealed class StallingDestination(int stallAfter) : SourceStreamBase
     {
         private readonly MemoryStream _written = new();
         private readonly TaskCompletionSource _stalled = new(TaskCreationOptions.RunContinuationsAsynchronously);

@@ -233,7 +233,7 @@ public class StreamFaultTests
     }
 
     /// <summary>Hands out its prefix, then never completes a read until released (then it is cancelled).</summary>
-    private sealed class StallingSource(byte[] prefix) : Stream
+    private sealed class StallingSource(byte[] prefix) : SourceStreamBase
     {
         private readonly TaskCompletionSource _stalled = new(TaskCreationOptions.RunContinuationsAsynchronously);
         private readonly CancellationTokenSource _release = new();

@@ -84,7 +84,7 @@ internal static class Decoders
 
     public static async Task<byte[]> ReadAllAsync(Stream stream, int readSize, List<byte>? released = null)
     {
-        await using (stream)
+        await using (stream.ConfigureAwait(false))
         {
             var content = new List<byte>();
             byte[] buffer = new byte[readSize];

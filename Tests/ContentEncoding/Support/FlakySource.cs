@@ -10,7 +10,7 @@ using System.Threading.Tasks;
 
 namespace Tests.ContentEncodingTests;
 
-internal sealed class FlakySource(byte[] data, int chunk, int failAt = -1, bool failOnceAtEnd = false, bool cancels = false, int failEvery = 0) : Stream
+internal sealed class FlakySource(byte[] data, int chunk, int failAt = -1, bool failOnceAtEnd = false, bool cancels = false, int failEvery = 0) : SourceStreamBase
 {
     private int _position;
     private bool _failedAtEnd;
