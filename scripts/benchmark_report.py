@@ -362,7 +362,7 @@ def compare(root):
         "netstandard2.0 build in a net472 app (`MonoBenchmark/`, timed in the thread's CPU time, since "
         "BenchmarkDotNet's Mono toolchain does not run here) against BouncyCastle in the same process, and "
         "writes `x64-mono/`; its page has AES-128 too. That build has the software backends only "
-        "(docs/platforms.md)." + ("" if "x64-mono" in names else " Not measured yet."),
+        "(docs/platforms.md). Its AES-GCM cells are empty: Mono's `AesGcm` throws `PlatformNotSupportedException`." + ("" if "x64-mono" in names else " Not measured yet."),
         "",
         "Another machine: run `scripts/benchmark-report.sh x64` (or one platform) there; it writes the "
         "same pages, named after the platform, with that machine's CPU on them. On a CPU that is not "
