@@ -21,7 +21,11 @@
 #   browser              Chromium, Blazor WebAssembly: scripts/browser-benchmark.sh (Browser/), its AES-256
 #                        cells in the same columns (peers: BouncyCastle in the same app, @noble/ciphers,
 #                        WebCrypto AES-GCM, the browser's native code for another algorithm)
-#   x64                  the five x64 reports above, one after the other
+#   x64-mono             Mono (Debian's mono-complete, installed by .ci/mono-setup): the netstandard2.0
+#                        build in a net472 app, MonoBenchmark/ (BenchmarkDotNet's Mono toolchain does not
+#                        run here), timed in the thread's CPU time; peer: BouncyCastle in the same process.
+#                        AES-128 beside it (results-aes128.csv, on its page only)
+#   x64                  the five .NET x64 reports above (x64-jit-* and x64-aot*), one after the other
 #   compare              only redraw the comparison page and chart from the reports present
 # --quick measures fewer and shorter samples (a smoke run; the page says so).
 #
@@ -37,8 +41,8 @@ platform=${1:-}
 quick=
 [ "${2:-}" = "--quick" ] && quick=1
 case "$platform" in
-  x64-jit-vpclmulqdq|x64-jit-pclmulqdq|x64-jit-portable|x64-aot|x64-aot-native|arm64-jit|browser|x64|compare) ;;
-  *) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  x64-jit-vpclmulqdq|x64-jit-pclmulqdq|x64-jit-portable|x64-aot|x64-aot-native|x64-mono|arm64-jit|browser|x64|compare) ;;
+  *) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
 
 if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
@@ -68,7 +72,7 @@ case "$platform" in
   arm64-*) [ "$arch" = aarch64 ] || { echo "benchmark-report: $platform needs an aarch64 machine (this is $arch); under qemu only correctness means anything (.ci/arm64)" >&2; exit 1; } ;;
 esac
 
-if [ "$(id -u)" -eq 0 ] && [ "$platform" != browser ]; then
+if [ "$(id -u)" -eq 0 ] && [ "$platform" != browser ] && [ "$platform" != x64-mono ]; then
   bash scripts/benchmark-peers.sh || echo "benchmark-report: BoringSSL could not be installed; its rows are left out" >&2
 fi
 
@@ -92,7 +96,14 @@ case "$platform" in
   x64-jit-portable) knob=DOTNET_EnableAES=0 ;;
 esac
 
-if [ "$platform" = browser ]; then
+if [ "$platform" = x64-mono ]; then
+  # The Mono runner writes results.csv (AES-256), results-aes128.csv and runtime.txt itself.
+  bash .ci/mono-setup
+  echo "== building MonoBenchmark (Release, net472)"
+  dotnet build MonoBenchmark -c Release > "$work/build.log" 2>&1 || { tail -n 30 "$work/build.log"; exit 1; }
+  echo "== running $platform ($(mono --version | head -n 1))"
+  mono MonoBenchmark/bin/Release/net472/Benchmarks.exe "${runner_args[@]}" --key-bits 256,128
+elif [ "$platform" = browser ]; then
   # The browser runner's own report (Browser/benchmark-report.md) is written too; its AES-256 cells
   # become this report's rows, the same columns as BenchmarkReport's.
   mkdir -p "$work/run"
@@ -148,8 +159,12 @@ flags=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'aes|pclmulqdq|
   echo "cpu: ${cpu:-unknown}${cpu_id:+ ($cpu_id)}; $(nproc) logical processors visible; ISA flags: ${flags% }"
   echo "os_release: $(. /etc/os-release && echo "$PRETTY_NAME"), kernel $(uname -r)"
   echo "knob: ${knob:-none}"
-  echo "openssl: $(openssl version 2>/dev/null || dpkg-query -W -f='libssl3 ${Version}' libssl3 2>/dev/null || echo unknown)"
-  echo "boringssl_package: $(dpkg-query -W -f='android-libboringssl ${Version}' android-libboringssl 2>/dev/null || echo 'not installed')"
+  if [ "$platform" = x64-mono ]; then
+    echo "mono_package: $(dpkg-query -W -f='mono-complete ${Version}' mono-complete 2>/dev/null || echo unknown)"
+  else
+    echo "openssl: $(openssl version 2>/dev/null || dpkg-query -W -f='libssl3 ${Version}' libssl3 2>/dev/null || echo unknown)"
+    echo "boringssl_package: $(dpkg-query -W -f='android-libboringssl ${Version}' android-libboringssl 2>/dev/null || echo 'not installed')"
+  fi
   echo "sdk: $(dotnet --version)"
   [ "$platform" = browser ] && echo "mode: $([ -n "$quick" ] && echo 'quick (3 interleaved rounds)' || echo 'standard (9 interleaved rounds, medians)')"
   echo "commit: $(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- . ':!docs/reports' || echo ' (with uncommitted changes)')"
@@ -160,6 +175,7 @@ flags=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'aes|pclmulqdq|
 rm -rf "$out"
 mkdir -p "$out"
 cp "$work/run/results.csv" "$work/run/runtime.txt" "$out/"
+[ -f "$work/run/results-aes128.csv" ] && cp "$work/run/results-aes128.csv" "$out/"
 /usr/bin/python3 scripts/benchmark_report.py platform "$out"
 /usr/bin/python3 scripts/benchmark_report.py compare docs/reports
 echo "benchmark-report: wrote $out/ and docs/reports/index.md"

@@ -6,8 +6,9 @@
       the BenchmarkReport runner) and writes its index.md: the machine, runtime, backend, peers'
       versions and commit, then per operation and size every implementation's algorithm, time,
       throughput and ratio to the fastest other AES-GCM-SIV there (BoringSSL on x64; BouncyCastle
-      and @noble/ciphers in the browser), same operation and size, same run; implementations of
-      another algorithm (AES-GCM: .NET's AesGcm, libsodium, WebCrypto) are context, labelled so;
+      and @noble/ciphers in the browser, BouncyCastle under Mono), same operation and size, same run;
+      implementations of another algorithm (AES-GCM: .NET's AesGcm, libsodium, WebCrypto) are context,
+      labelled so; a results-aes128.csv beside it (the Mono runner's) adds AES-128 tables to the page;
 
   benchmark_report.py compare docs/reports
       reads every <platform>/results.csv there and writes index.md (the platforms side by side, each
@@ -40,7 +41,14 @@ SHARED_NOTE = (
 )
 
 # The order platforms appear in, where present; others follow alphabetically.
-ORDER = ["x64-jit-vpclmulqdq", "x64-jit-pclmulqdq", "x64-jit-portable", "x64-aot", "x64-aot-native", "arm64-jit", "browser"]
+ORDER = ["x64-jit-vpclmulqdq", "x64-jit-pclmulqdq", "x64-jit-portable", "x64-aot", "x64-aot-native", "arm64-jit", "browser", "x64-mono"]
+
+# Where each runner's figures come from, for the page's note on method (BenchmarkReport/ unless named).
+RUNNERS = {
+    "browser": "a Stopwatch over a batch of calls, the `/bench` page of `Browser/BrowserHost`, interleaved rounds",
+    "x64-mono": "the thread's CPU time over a batch of calls, `MonoBenchmark/Program.cs` under Mono, since "
+                "BenchmarkDotNet's Mono toolchain does not run here",
+}
 
 
 def read_runtime(folder):
@@ -54,9 +62,9 @@ def read_runtime(folder):
     return info
 
 
-def read_results(folder):
+def read_results(folder, file="results.csv"):
     rows = []
-    with open(os.path.join(folder, "results.csv"), newline="", encoding="utf-8") as f:
+    with open(os.path.join(folder, file), newline="", encoding="utf-8") as f:
         for row in csv.DictReader(f):
             row["size"] = int(row["size"])
             row["ns_per_op"] = float(row["ns_per_op"])
@@ -129,10 +137,44 @@ def fmt_size(size):
     return f"{size} B"
 
 
+def tables(rows, best, other, suffix):
+    """Per operation, every implementation's row at each size, same algorithm first, fastest first."""
+    lines = []
+    for operation in ["Encrypt", "Decrypt"]:
+        op_rows = [r for r in rows if r["operation"] == operation]
+        if not op_rows:
+            continue
+        lines += [
+            f"## {operation}{suffix}",
+            "",
+            "| size | implementation | algorithm | ns/op | GB/s | vs fastest AES-GCM-SIV | vs fastest AES-GCM |",
+            "|---:|---|---|---:|---:|---:|---:|",
+        ]
+        for size in sorted({r["size"] for r in op_rows}):
+            # Same-algorithm rows first, fastest first; then the other algorithms.
+            ordered = sorted(
+                (r for r in op_rows if r["size"] == size),
+                key=lambda r: (algorithm(r["implementation"]) != SAME_ALGORITHM, r["ns_per_op"]))
+            for r in ordered:
+                key = (operation, size)
+                ratio = f"{r['ns_per_op'] / best[key][1]:.2f}" if key in best else ""
+                context = f"{r['ns_per_op'] / other[key][1]:.2f}" if key in other else ""
+                mark = "**" if is_ours(r["implementation"]) else ""
+                kind = algorithm(r["implementation"])
+                kind = kind if kind == SAME_ALGORITHM else f"{kind} (another algorithm)"
+                lines.append(
+                    f"| {fmt_size(size)} | {mark}{r['implementation']}{mark} | {kind} | {r['ns_per_op']:.0f} | "
+                    f"{size / r['ns_per_op']:.3f} | {ratio} | {context} |"
+                )
+        lines.append("")
+    return lines
+
+
 def platform_page(folder):
     name = os.path.basename(os.path.normpath(folder))
     info = read_runtime(folder)
     rows = read_results(folder)
+    aes128 = read_results(folder, "results-aes128.csv") if os.path.exists(os.path.join(folder, "results-aes128.csv")) else None
     best = best_peers(rows)
     other = best_peers(rows, same_algorithm=False)
     our = ours(rows, info)
@@ -175,6 +217,9 @@ def platform_page(folder):
         ("runtime", "Runtime"),
         ("sdk", ".NET SDK"),
         ("knob", "Runtime knob"),
+        ("mono_package", "Mono package"),
+        ("library", "Library build"),
+        ("clock", "Clock"),
         ("aesgcmsiv_backend", "AesGcmSiv backend"),
         ("aesgcm", "AesGcm"),
         ("openssl", "OpenSSL (under AesGcm)"),
@@ -191,45 +236,28 @@ def platform_page(folder):
             lines.append(f"| {label} | {value} |")
     lines += [
         "",
-        "AES-256 keys, 12-byte nonces, no associated data. Each figure is the median of the run's "
-        "samples (a Stopwatch over a batch of calls, "
-        + ("the `/bench` page of `Browser/BrowserHost`, interleaved rounds" if name == "browser" else "`BenchmarkReport/Program.cs`")
+        "AES-256 keys" + (" (AES-128 in the last tables)" if aes128 else "") + ", 12-byte nonces, no associated data. "
+        "Each figure is the median of the run's samples ("
+        + RUNNERS.get(base_platform(name), "a Stopwatch over a batch of calls, `BenchmarkReport/Program.cs`")
         + "). *vs fastest AES-GCM-SIV* is the row's time over the fastest AES-GCM-SIV implementation "
         "other than AesGcmSiv at the same operation and size in this run (below 1: faster). Rows of "
         "AES-GCM are another algorithm (no nonce-misuse resistance), there as context: *vs fastest "
         "AES-GCM* compares with the fastest of them.",
         "",
     ]
-    for operation in ["Encrypt", "Decrypt"]:
-        op_rows = [r for r in rows if r["operation"] == operation]
-        if not op_rows:
-            continue
-        lines += [
-            f"## {operation}",
-            "",
-            "| size | implementation | algorithm | ns/op | GB/s | vs fastest AES-GCM-SIV | vs fastest AES-GCM |",
-            "|---:|---|---|---:|---:|---:|---:|",
-        ]
-        for size in sorted({r["size"] for r in op_rows}):
-            # Same-algorithm rows first, fastest first; then the other algorithms.
-            ordered = sorted(
-                (r for r in op_rows if r["size"] == size),
-                key=lambda r: (algorithm(r["implementation"]) != SAME_ALGORITHM, r["ns_per_op"]))
-            for r in ordered:
-                key = (operation, size)
-                ratio = f"{r['ns_per_op'] / best[key][1]:.2f}" if key in best else ""
-                context = f"{r['ns_per_op'] / other[key][1]:.2f}" if key in other else ""
-                mark = "**" if is_ours(r["implementation"]) else ""
-                kind = algorithm(r["implementation"])
-                kind = kind if kind == SAME_ALGORITHM else f"{kind} (another algorithm)"
-                lines.append(
-                    f"| {fmt_size(size)} | {mark}{r['implementation']}{mark} | {kind} | {r['ns_per_op']:.0f} | "
-                    f"{size / r['ns_per_op']:.3f} | {ratio} | {context} |"
-                )
-        lines.append("")
-    lines += ["Raw rows: [results.csv](results.csv); what the process saw: [runtime.txt](runtime.txt).", ""]
+    lines += tables(rows, best, other, "")
+    if aes128:
+        lines += tables(aes128, best_peers(aes128), best_peers(aes128, same_algorithm=False), ", AES-128")
+    raw = "[results.csv](results.csv)" + (" and [results-aes128.csv](results-aes128.csv)" if aes128 else "")
+    lines += [f"Raw rows: {raw}; what the process saw: [runtime.txt](runtime.txt).", ""]
     with open(os.path.join(folder, "index.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(lines))
+
+
+def base_platform(name):
+    """The platform a report folder measures: x64-mono for x64-mono-intel."""
+    matches = [p for p in ORDER if name == p or name.startswith(p + "-")]
+    return max(matches, key=len) if matches else name
 
 
 def platforms(root):
@@ -238,9 +266,8 @@ def platforms(root):
     found = [d for d in os.listdir(root) if os.path.isfile(os.path.join(root, d, "results.csv"))]
 
     def rank(d):
-        matches = [p for p in ORDER if d == p or d.startswith(p + "-")]
-        base = max(matches, key=len) if matches else None
-        return (ORDER.index(base) if base else len(ORDER), d)
+        base = base_platform(d)
+        return (ORDER.index(base) if base in ORDER else len(ORDER), d)
 
     return sorted(found, key=rank)
 
@@ -264,7 +291,8 @@ def compare(root):
         "**Is AesGcmSiv the fastest AES-GCM-SIV on this platform?** The first two tables answer that: "
         "each cell is AesGcmSiv's time over the fastest **other AES-GCM-SIV** implementation's (BoringSSL's, "
         "Gueron's assembly, and BouncyCastle's `GcmSivBlockCipher` on x64; BouncyCastle in the same app and "
-        "@noble/ciphers' gcmsiv in JavaScript in the browser) for the same operation and size in the same "
+        "@noble/ciphers' gcmsiv in JavaScript in the browser; BouncyCastle in the same process under Mono) "
+        "for the same operation and size in the same "
         "run, with that implementation named: below 1, AesGcmSiv is the faster AES-GCM-SIV there. The last "
         "two tables are context: the same over the fastest **AES-GCM** (another algorithm, without "
         "nonce-misuse resistance: .NET's `AesGcm` over OpenSSL, libsodium, WebCrypto in the browser).",
@@ -330,6 +358,11 @@ def compare(root):
         "benchmark runner (`scripts/browser-benchmark.sh`, `Browser/`) and writes its AES-256 cells into "
         "`browser/` in the same columns; docs/blazor.md has the AES-128 cells and the per-step profile."
         + ("" if "browser" in names else " Not measured yet."),
+        "- **Mono** (x64, Debian's Mono 6.8): `scripts/benchmark-report.sh x64-mono` runs the library's "
+        "netstandard2.0 build in a net472 app (`MonoBenchmark/`, timed in the thread's CPU time, since "
+        "BenchmarkDotNet's Mono toolchain does not run here) against BouncyCastle in the same process, and "
+        "writes `x64-mono/`; its page has AES-128 too. That build has the software backends only "
+        "(docs/platforms.md). Its AES-GCM cells are empty: Mono's `AesGcm` throws `PlatformNotSupportedException`." + ("" if "x64-mono" in names else " Not measured yet."),
         "",
         "Another machine: run `scripts/benchmark-report.sh x64` (or one platform) there; it writes the "
         "same pages, named after the platform, with that machine's CPU on them. On a CPU that is not "

@@ -4,6 +4,7 @@
 using System;
 using System.Linq;
 using System.Security.Cryptography;
+using Cryptography;
 
 namespace Tests
 {
@@ -123,6 +124,105 @@ namespace Tests
         extension(System.Threading.Tasks.ValueTask)
         {
             public static System.Threading.Tasks.ValueTask<T> FromResult<T>(T result) => new(result);
+        }
+
+        extension(string text)
+        {
+            public string[] Split(char separator, StringSplitOptions options) => text.Split([separator], options);
+        }
+
+        extension(ReadOnlySpan<byte> span)
+        {
+            public int CommonPrefixLength(ReadOnlySpan<byte> other)
+            {
+                int length = Math.Min(span.Length, other.Length);
+                for (int i = 0; i < length; i++)
+                {
+                    if (span[i] != other[i])
+                    {
+                        return i;
+                    }
+                }
+
+                return length;
+            }
+        }
+
+        extension(System.IO.Stream stream)
+        {
+            /// <summary>.NET 7's ReadExactly, over the library's span Read (Platform/NetStandard/RecordLayerBases.cs).</summary>
+            public void ReadExactly(Span<byte> buffer)
+            {
+                for (int total = 0; total < buffer.Length;)
+                {
+                    int read = stream.Read(buffer[total..]);
+                    if (read == 0)
+                    {
+                        throw new System.IO.EndOfStreamException();
+                    }
+
+                    total += read;
+                }
+            }
+        }
+
+        extension(System.Threading.CancellationTokenSource source)
+        {
+            /// <summary>.NET 8's CancelAsync: here the callbacks run before it returns, as Cancel's do.</summary>
+            public System.Threading.Tasks.Task CancelAsync()
+            {
+                source.Cancel();
+                return System.Threading.Tasks.Task.CompletedTask;
+            }
+        }
+
+        extension(System.Threading.Tasks.ValueTask)
+        {
+            public static System.Threading.Tasks.ValueTask CompletedTask => default;
+        }
+
+        extension(System.Threading.ThreadPool)
+        {
+            /// <summary>
+            /// .NET Core 3.0's count of the work items waiting for a pool thread. Mono's ThreadPool is .NET
+            /// Framework's reference source, whose non-public GetQueuedWorkItems lists the same queues (the
+            /// global one and each thread's local one); read by reflection, failing (MissingMethodException)
+            /// if a runtime lacks it.
+            /// </summary>
+            public static long PendingWorkItemCount
+            {
+                get
+                {
+                    var queued = typeof(System.Threading.ThreadPool).GetMethod("GetQueuedWorkItems", System.Reflection.BindingFlags.Static | System.Reflection.BindingFlags.NonPublic)
+                        ?? throw new MissingMethodException(nameof(System.Threading.ThreadPool), "GetQueuedWorkItems");
+                    return ((System.Collections.IEnumerable)queued.Invoke(null, null)!).Cast<object>().LongCount();
+                }
+            }
+        }
+
+        extension(System.Net.Http.HttpClient client)
+        {
+            /// <summary>.NET Framework's HttpClient has no synchronous Send: a test of it reports ignored, not passed.</summary>
+            public System.Net.Http.HttpResponseMessage Send(System.Net.Http.HttpRequestMessage request, System.Net.Http.HttpCompletionOption completionOption = System.Net.Http.HttpCompletionOption.ResponseContentRead)
+            {
+                NUnit.Framework.Assert.Ignore(".NET Framework's HttpClient has no synchronous Send; checked by the net10.0 legs");
+                return null!;
+            }
+        }
+
+        extension(System.Net.Http.HttpContent content)
+        {
+            public System.IO.Stream ReadAsStream() => content.ReadAsStream(System.Threading.CancellationToken.None);
+        }
+
+        extension(System.Net.Http.HttpRequestException exception)
+        {
+            /// <summary>.NET 7's HttpRequestError: the library's netstandard2.0 build throws its own HttpRequestException,
+            /// derived from .NET Framework's, which carries it (Platform/NetStandard/RecordLayerBases.cs).</summary>
+            public Cryptography.HttpRequestError HttpRequestError => (exception as Cryptography.HttpRequestException)?.HttpRequestError ?? Cryptography.HttpRequestError.Unknown;
+
+            /// <summary>.NET 5's StatusCode, as HttpRequestError.</summary>
+            public System.Net.HttpStatusCode? StatusCode => (exception as Cryptography.HttpRequestException)?.StatusCode;
         }
 
         extension(Enum)

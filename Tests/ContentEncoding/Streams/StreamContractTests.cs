@@ -195,7 +195,7 @@ public class StreamContractTests
     }
 
     /// <summary>A source that sends its bytes, then blocks every read until it is disposed.</summary>
-    private sealed class StallingSource(byte[] data) : Stream
+    private sealed class StallingSource(byte[] data) : SourceStreamBase
     {
         private readonly System.Threading.ManualResetEventSlim _disposed = new();
         private int _position;
@@ -245,7 +245,7 @@ public class StreamContractTests
     }
 
     /// <summary>A MemoryStream that remembers where in which array each write took its bytes from.</summary>
-    private sealed class BufferWatchingStream : MemoryStream
+    private sealed class BufferWatchingStream : MemoryStreamBase
     {
         public List<ArraySegment<byte>> Writes { get; } = [];
 
