@@ -61,6 +61,17 @@ namespace Cryptography.ContentEncoding
         /// <exception cref="NotSupportedException">The stream does not read.</exception>
         public new virtual void CopyTo(Stream destination, int bufferSize) => base.CopyTo(destination, bufferSize);
 
+        /// <summary>Copies the rest of the stream to <paramref name="destination"/> through the stream's own
+        /// <see cref="CopyTo(Stream, int)"/>, as .NET's <c>Stream.CopyTo(Stream)</c> does. .NET Standard 2.0's
+        /// <c>Stream.CopyTo(Stream)</c> would run the framework's copy, whose buffer is not wiped; this one is reached
+        /// through a reference of the stream's own type.</summary>
+        /// <param name="destination">Where the bytes go.</param>
+        /// <exception cref="NotSupportedException">The stream does not read.</exception>
+        public new void CopyTo(Stream destination) => CopyTo(destination, DefaultCopyBufferSize);
+
+        // .NET's Stream.CopyTo(Stream) default (81,920 bytes: under the large object heap's threshold).
+        private const int DefaultCopyBufferSize = 81920;
+
         private protected static void ValidateBufferArguments(byte[] buffer, int offset, int count)
         {
             ArgumentNullException.ThrowIfNull(buffer);
