@@ -110,30 +110,28 @@ internal readonly struct AesPortableFlat : IAes
             }
         }
 
-        // Four round keys at a time, round key first + i as block i of a group (lane i of every nibble
-        // after Ortho), so that one transposition serves four keys; AesPortable transposes each key
-        // alone, with its four lanes equal. Past the last round key the group repeats it (unused).
-        const ulong Lane = 0x1111111111111111UL; // lane 0 of every nibble
-        for (int first = 0; first <= rounds; first += 4)
+        ulong q0, q1, q2, q3, q4, q5, q6, q7;
+        for (int r = 0; r <= rounds; r++)
         {
-            InterleaveIn(ref w, first, out ulong q0, out ulong q4);
-            InterleaveIn(ref w, Math.Min(first + 1, rounds), out ulong q1, out ulong q5);
-            InterleaveIn(ref w, Math.Min(first + 2, rounds), out ulong q2, out ulong q6);
-            InterleaveIn(ref w, Math.Min(first + 3, rounds), out ulong q3, out ulong q7);
+            InterleaveIn(Unsafe.Add(ref w, 4 * r), Unsafe.Add(ref w, 4 * r + 1), Unsafe.Add(ref w, 4 * r + 2), Unsafe.Add(ref w, 4 * r + 3), out q0, out q4);
+            q1 = q0;
+            q2 = q0;
+            q3 = q0;
+            q5 = q4;
+            q6 = q4;
+            q7 = q4;
             Ortho(ref q0, ref q1, ref q2, ref q3, ref q4, ref q5, ref q6, ref q7);
-            for (int i = 0, r = first; i < 4 && r <= rounds; i++, r++)
-            {
-                // AesPortable's compressed form of round key r: plane m's bits (lane i) in lane m.
-                ulong comp0 = ((q0 >> i) & Lane) | (((q1 >> i) & Lane) << 1) | (((q2 >> i) & Lane) << 2) | (((q3 >> i) & Lane) << 3);
-                ulong comp1 = ((q4 >> i) & Lane) | (((q5 >> i) & Lane) << 1) | (((q6 >> i) & Lane) << 2) | (((q7 >> i) & Lane) << 3);
 
-                // Fixslicing: round key r meets a state r mod 4 ShiftRows behind (EncryptGroup), so it is
-                // stored that far behind too: ShiftRows applied (4 - r) mod 4 more times. It moves whole
-                // columns (nibbles), so it works on the compressed form, two words instead of eight.
-                int times = (4 - r) & 3;
-                ExpandCompressed(ShiftRowsTimes(comp0, times), ref Unsafe.Add(ref sk, 8 * r));
-                ExpandCompressed(ShiftRowsTimes(comp1, times), ref Unsafe.Add(ref sk, 8 * r + 4));
-            }
+            // 0x1111.., 0x2222.., 0x4444.., 0x8888..: lane 0, 1, 2, 3 of every nibble.
+            ulong comp0 = (q0 & 0x1111111111111111UL) | (q1 & 0x2222222222222222UL) | (q2 & 0x4444444444444444UL) | (q3 & 0x8888888888888888UL);
+            ulong comp1 = (q4 & 0x1111111111111111UL) | (q5 & 0x2222222222222222UL) | (q6 & 0x4444444444444444UL) | (q7 & 0x8888888888888888UL);
+
+            // Fixslicing: round key r meets a state r mod 4 ShiftRows behind (EncryptGroup), so it is
+            // stored that far behind too: ShiftRows applied (4 - r) mod 4 more times. It moves whole
+            // columns (nibbles), so it works on the compressed form, two words instead of eight.
+            int times = (4 - r) & 3;
+            ExpandCompressed(ShiftRowsTimes(comp0, times), ref Unsafe.Add(ref sk, 8 * r));
+            ExpandCompressed(ShiftRowsTimes(comp1, times), ref Unsafe.Add(ref sk, 8 * r + 4));
         }
 
         // Leave nothing from an earlier, longer key in the unused tail.
@@ -497,14 +495,6 @@ internal readonly struct AesPortableFlat : IAes
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static uint LittleEndian(uint value) => BitConverter.IsLittleEndian ? value : BinaryPrimitives.ReverseEndianness(value);
-
-    /// <summary>InterleaveIn of round key <paramref name="round"/>: the four words at w + 4 * round.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void InterleaveIn(ref uint w, int round, out ulong q0, out ulong q1)
-    {
-        ref uint key = ref Unsafe.Add(ref w, 4 * round);
-        InterleaveIn(key, Unsafe.Add(ref key, 1), Unsafe.Add(ref key, 2), Unsafe.Add(ref key, 3), out q0, out q1);
-    }
 
     /// <summary>AesPortable.InterleaveIn: one block's four column words over two 64-bit words.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
