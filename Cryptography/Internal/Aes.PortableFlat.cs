@@ -110,28 +110,10 @@ internal readonly struct AesPortableFlat : IAes
             }
         }
 
-        ulong q0, q1, q2, q3, q4, q5, q6, q7;
         for (int r = 0; r <= rounds; r++)
         {
-            InterleaveIn(Unsafe.Add(ref w, 4 * r), Unsafe.Add(ref w, 4 * r + 1), Unsafe.Add(ref w, 4 * r + 2), Unsafe.Add(ref w, 4 * r + 3), out q0, out q4);
-            q1 = q0;
-            q2 = q0;
-            q3 = q0;
-            q5 = q4;
-            q6 = q4;
-            q7 = q4;
-            Ortho(ref q0, ref q1, ref q2, ref q3, ref q4, ref q5, ref q6, ref q7);
-
-            // 0x1111.., 0x2222.., 0x4444.., 0x8888..: lane 0, 1, 2, 3 of every nibble.
-            ulong comp0 = (q0 & 0x1111111111111111UL) | (q1 & 0x2222222222222222UL) | (q2 & 0x4444444444444444UL) | (q3 & 0x8888888888888888UL);
-            ulong comp1 = (q4 & 0x1111111111111111UL) | (q5 & 0x2222222222222222UL) | (q6 & 0x4444444444444444UL) | (q7 & 0x8888888888888888UL);
-
-            // Fixslicing: round key r meets a state r mod 4 ShiftRows behind (EncryptGroup), so it is
-            // stored that far behind too: ShiftRows applied (4 - r) mod 4 more times. It moves whole
-            // columns (nibbles), so it works on the compressed form, two words instead of eight.
-            int times = (4 - r) & 3;
-            ExpandCompressed(ShiftRowsTimes(comp0, times), ref Unsafe.Add(ref sk, 8 * r));
-            ExpandCompressed(ShiftRowsTimes(comp1, times), ref Unsafe.Add(ref sk, 8 * r + 4));
+            ref uint roundKey = ref Unsafe.Add(ref w, 4 * r);
+            BitsliceRoundKey(roundKey, Unsafe.Add(ref roundKey, 1), Unsafe.Add(ref roundKey, 2), Unsafe.Add(ref roundKey, 3), r, ref Unsafe.Add(ref sk, 8 * r));
         }
 
         // Leave nothing from an earlier, longer key in the unused tail.
@@ -141,6 +123,35 @@ internal readonly struct AesPortableFlat : IAes
         }
 
         CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(words));
+    }
+
+    /// <summary>
+    /// Round key <paramref name="r"/> (FIPS-197 words <paramref name="w0"/>..<paramref name="w3"/>)
+    /// bitsliced with its four lanes equal, as AesPortable.ExpandKeyCore does (see there for the
+    /// "compressed" form), into the 8 words at <paramref name="destination"/>. An inlined method, not
+    /// the loop's body, so that under Mono's JIT its temporaries are locals of the call's own block
+    /// (see <see cref="SubBytes"/>).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void BitsliceRoundKey(uint w0, uint w1, uint w2, uint w3, int r, ref ulong destination)
+    {
+        // AesPortable interleaves the key into q0 and q4, copies them to the other three lanes (q1..q3,
+        // q5..q7), transposes (Ortho) and keeps plane m's bits in lane m of every nibble (comp0 for planes
+        // 0-3, comp1 for 4-7). With four equal lanes that transposition only moves nibbles: in plane p,
+        // byte k's low nibble is bit p of q0's byte k, four times, and its high nibble bit p of q4's;
+        // so the compressed words are q0's and q4's low nibbles (comp0) and high nibbles (comp1), side
+        // by side in each byte. Five operations instead of a transposition of eight words per round
+        // key (the same bytes: PortableFlatTests compares the schedule with AesPortable's).
+        InterleaveIn(w0, w1, w2, w3, out ulong q0, out ulong q4);
+        ulong comp0 = (q0 & 0x0F0F0F0F0F0F0F0FUL) | ((q4 & 0x0F0F0F0F0F0F0F0FUL) << 4);
+        ulong comp1 = ((q0 >> 4) & 0x0F0F0F0F0F0F0F0FUL) | (q4 & 0xF0F0F0F0F0F0F0F0UL);
+
+        // Fixslicing: round key r meets a state r mod 4 ShiftRows behind (EncryptGroup), so it is
+        // stored that far behind too: ShiftRows applied (4 - r) mod 4 more times. It moves whole
+        // columns (nibbles), so it works on the compressed form, two words instead of eight.
+        int times = (4 - r) & 3;
+        ExpandCompressed(ShiftRowsTimes(comp0, times), ref destination);
+        ExpandCompressed(ShiftRowsTimes(comp1, times), ref Unsafe.Add(ref destination, 4));
     }
 
     /// <summary>AesPortable.ExpandCompressed: plane m in lane m of each nibble, copied to all four lanes.</summary>
