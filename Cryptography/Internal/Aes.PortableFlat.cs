@@ -110,28 +110,10 @@ internal readonly struct AesPortableFlat : IAes
             }
         }
 
-        ulong q0, q1, q2, q3, q4, q5, q6, q7;
         for (int r = 0; r <= rounds; r++)
         {
-            InterleaveIn(Unsafe.Add(ref w, 4 * r), Unsafe.Add(ref w, 4 * r + 1), Unsafe.Add(ref w, 4 * r + 2), Unsafe.Add(ref w, 4 * r + 3), out q0, out q4);
-            q1 = q0;
-            q2 = q0;
-            q3 = q0;
-            q5 = q4;
-            q6 = q4;
-            q7 = q4;
-            Ortho(ref q0, ref q1, ref q2, ref q3, ref q4, ref q5, ref q6, ref q7);
-
-            // 0x1111.., 0x2222.., 0x4444.., 0x8888..: lane 0, 1, 2, 3 of every nibble.
-            ulong comp0 = (q0 & 0x1111111111111111UL) | (q1 & 0x2222222222222222UL) | (q2 & 0x4444444444444444UL) | (q3 & 0x8888888888888888UL);
-            ulong comp1 = (q4 & 0x1111111111111111UL) | (q5 & 0x2222222222222222UL) | (q6 & 0x4444444444444444UL) | (q7 & 0x8888888888888888UL);
-
-            // Fixslicing: round key r meets a state r mod 4 ShiftRows behind (EncryptGroup), so it is
-            // stored that far behind too: ShiftRows applied (4 - r) mod 4 more times. It moves whole
-            // columns (nibbles), so it works on the compressed form, two words instead of eight.
-            int times = (4 - r) & 3;
-            ExpandCompressed(ShiftRowsTimes(comp0, times), ref Unsafe.Add(ref sk, 8 * r));
-            ExpandCompressed(ShiftRowsTimes(comp1, times), ref Unsafe.Add(ref sk, 8 * r + 4));
+            ref uint roundKey = ref Unsafe.Add(ref w, 4 * r);
+            BitsliceRoundKey(roundKey, Unsafe.Add(ref roundKey, 1), Unsafe.Add(ref roundKey, 2), Unsafe.Add(ref roundKey, 3), r, ref Unsafe.Add(ref sk, 8 * r));
         }
 
         // Leave nothing from an earlier, longer key in the unused tail.
@@ -141,6 +123,35 @@ internal readonly struct AesPortableFlat : IAes
         }
 
         CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(words));
+    }
+
+    /// <summary>
+    /// Round key <paramref name="r"/> (FIPS-197 words <paramref name="w0"/>..<paramref name="w3"/>)
+    /// bitsliced with its four lanes equal, as AesPortable.ExpandKeyCore does (see there for the
+    /// "compressed" form), into the 8 words at <paramref name="destination"/>. An inlined method, not
+    /// the loop's body, so that under Mono's JIT its temporaries are locals of the call's own block
+    /// (see <see cref="SubBytes"/>).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void BitsliceRoundKey(uint w0, uint w1, uint w2, uint w3, int r, ref ulong destination)
+    {
+        // AesPortable interleaves the key into q0 and q4, copies them to the other three lanes (q1..q3,
+        // q5..q7), transposes (Ortho) and keeps plane m's bits in lane m of every nibble (comp0 for planes
+        // 0-3, comp1 for 4-7). With four equal lanes that transposition only moves nibbles: in plane p,
+        // byte k's low nibble is bit p of q0's byte k, four times, and its high nibble bit p of q4's;
+        // so the compressed words are q0's and q4's low nibbles (comp0) and high nibbles (comp1), side
+        // by side in each byte. Five operations instead of a transposition of eight words per round
+        // key (the same bytes: PortableFlatTests compares the schedule with AesPortable's).
+        InterleaveIn(w0, w1, w2, w3, out ulong q0, out ulong q4);
+        ulong comp0 = (q0 & 0x0F0F0F0F0F0F0F0FUL) | ((q4 & 0x0F0F0F0F0F0F0F0FUL) << 4);
+        ulong comp1 = ((q0 >> 4) & 0x0F0F0F0F0F0F0F0FUL) | (q4 & 0xF0F0F0F0F0F0F0F0UL);
+
+        // Fixslicing: round key r meets a state r mod 4 ShiftRows behind (EncryptGroup), so it is
+        // stored that far behind too: ShiftRows applied (4 - r) mod 4 more times. It moves whole
+        // columns (nibbles), so it works on the compressed form, two words instead of eight.
+        int times = (4 - r) & 3;
+        ExpandCompressed(ShiftRowsTimes(comp0, times), ref destination);
+        ExpandCompressed(ShiftRowsTimes(comp1, times), ref Unsafe.Add(ref destination, 4));
     }
 
     /// <summary>AesPortable.ExpandCompressed: plane m in lane m of each nibble, copied to all four lanes.</summary>
@@ -559,140 +570,7 @@ internal readonly struct AesPortableFlat : IAes
         a7 ^= Unsafe.Add(ref sk, 7);
         for (int r = 1; r <= rounds; r++)
         {
-            // SubBytes: the Boyar-Peralta circuit (AesPortable.Sbox); x0 is plane 7.
-            ulong x0 = a7, x1 = a6, x2 = a5, x3 = a4;
-            ulong x4 = a3, x5 = a2, x6 = a1, x7 = a0;
-
-            // Top linear transformation.
-            ulong y14 = x3 ^ x5;
-            ulong y13 = x0 ^ x6;
-            ulong y9 = x0 ^ x3;
-            ulong y8 = x0 ^ x5;
-            ulong t0 = x1 ^ x2;
-            ulong y1 = t0 ^ x7;
-            ulong y4 = y1 ^ x3;
-            ulong y12 = y13 ^ y14;
-            ulong y2 = y1 ^ x0;
-            ulong y5 = y1 ^ x6;
-            ulong y3 = y5 ^ y8;
-            ulong t1 = x4 ^ y12;
-            ulong y15 = t1 ^ x5;
-            ulong y20 = t1 ^ x1;
-            ulong y6 = y15 ^ x7;
-            ulong y10 = y15 ^ t0;
-            ulong y11 = y20 ^ y9;
-            ulong y7 = x7 ^ y11;
-            ulong y17 = y10 ^ y11;
-            ulong y19 = y10 ^ y8;
-            ulong y16 = t0 ^ y11;
-            ulong y21 = y13 ^ y16;
-            ulong y18 = x0 ^ y16;
-
-            // Non-linear section (inversion in GF(2^8) through a tower of subfields).
-            ulong t2 = y12 & y15;
-            ulong t3 = y3 & y6;
-            ulong t4 = t3 ^ t2;
-            ulong t5 = y4 & x7;
-            ulong t6 = t5 ^ t2;
-            ulong t7 = y13 & y16;
-            ulong t8 = y5 & y1;
-            ulong t9 = t8 ^ t7;
-            ulong t10 = y2 & y7;
-            ulong t11 = t10 ^ t7;
-            ulong t12 = y9 & y11;
-            ulong t13 = y14 & y17;
-            ulong t14 = t13 ^ t12;
-            ulong t15 = y8 & y10;
-            ulong t16 = t15 ^ t12;
-            ulong t17 = t4 ^ t14;
-            ulong t18 = t6 ^ t16;
-            ulong t19 = t9 ^ t14;
-            ulong t20 = t11 ^ t16;
-            ulong t21 = t17 ^ y20;
-            ulong t22 = t18 ^ y19;
-            ulong t23 = t19 ^ y21;
-            ulong t24 = t20 ^ y18;
-
-            ulong t25 = t21 ^ t22;
-            ulong t26 = t21 & t23;
-            ulong t27 = t24 ^ t26;
-            ulong t28 = t25 & t27;
-            ulong t29 = t28 ^ t22;
-            ulong t30 = t23 ^ t24;
-            ulong t31 = t22 ^ t26;
-            ulong t32 = t31 & t30;
-            ulong t33 = t32 ^ t24;
-            ulong t34 = t23 ^ t33;
-            ulong t35 = t27 ^ t33;
-            ulong t36 = t24 & t35;
-            ulong t37 = t36 ^ t34;
-            ulong t38 = t27 ^ t36;
-            ulong t39 = t29 & t38;
-            ulong t40 = t25 ^ t39;
-
-            ulong t41 = t40 ^ t37;
-            ulong t42 = t29 ^ t33;
-            ulong t43 = t29 ^ t40;
-            ulong t44 = t33 ^ t37;
-            ulong t45 = t42 ^ t41;
-            ulong z0 = t44 & y15;
-            ulong z1 = t37 & y6;
-            ulong z2 = t33 & x7;
-            ulong z3 = t43 & y16;
-            ulong z4 = t40 & y1;
-            ulong z5 = t29 & y7;
-            ulong z6 = t42 & y11;
-            ulong z7 = t45 & y17;
-            ulong z8 = t41 & y10;
-            ulong z9 = t44 & y12;
-            ulong z10 = t37 & y3;
-            ulong z11 = t33 & y4;
-            ulong z12 = t43 & y13;
-            ulong z13 = t40 & y5;
-            ulong z14 = t29 & y2;
-            ulong z15 = t42 & y9;
-            ulong z16 = t45 & y14;
-            ulong z17 = t41 & y8;
-
-            // Bottom linear transformation (includes the affine map; "^ ~" is XNOR).
-            ulong t46 = z15 ^ z16;
-            ulong t47 = z10 ^ z11;
-            ulong t48 = z5 ^ z13;
-            ulong t49 = z9 ^ z10;
-            ulong t50 = z2 ^ z12;
-            ulong t51 = z2 ^ z5;
-            ulong t52 = z7 ^ z8;
-            ulong t53 = z0 ^ z3;
-            ulong t54 = z6 ^ z7;
-            ulong t55 = z16 ^ z17;
-            ulong t56 = z12 ^ t48;
-            ulong t57 = t50 ^ t53;
-            ulong t58 = z4 ^ t46;
-            ulong t59 = z3 ^ t54;
-            ulong t60 = t46 ^ t57;
-            ulong t61 = z14 ^ t57;
-            ulong t62 = t52 ^ t58;
-            ulong t63 = t49 ^ t58;
-            ulong t64 = z4 ^ t59;
-            ulong t65 = t61 ^ t62;
-            ulong t66 = z1 ^ t63;
-            ulong s0 = t59 ^ t63;
-            ulong s6 = t56 ^ ~t62;
-            ulong s7 = t48 ^ ~t60;
-            ulong t67 = t64 ^ t65;
-            ulong s3 = t53 ^ t66;
-            ulong s4 = t51 ^ t66;
-            ulong s5 = t47 ^ t65;
-            ulong s1 = t64 ^ ~s3;
-            ulong s2 = t55 ^ ~t67;
-            a7 = s0;
-            a6 = s1;
-            a5 = s2;
-            a4 = s3;
-            a3 = s4;
-            a2 = s5;
-            a1 = s6;
-            a0 = s7;
+            SubBytes(ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
 
             // No ShiftRows (fixslicing, Adomnicai and Peyrin, "Fixslicing AES-like ciphers", 2020):
             // ShiftRows cost 19 operations per plane, more than the S-box, and the interpreter pays
@@ -821,6 +699,153 @@ internal readonly struct AesPortableFlat : IAes
         Unsafe.Add(ref q, 5) = a5;
         Unsafe.Add(ref q, 6) = a6;
         Unsafe.Add(ref q, 7) = a7;
+    }
+
+    /// <summary>
+    /// SubBytes on the eight planes: the Boyar-Peralta circuit (AesPortable.Sbox); x0 is plane 7. Its own
+    /// inlined method, not written out in the round loop, for Mono's JIT: it zero-initialises every local
+    /// whatever the IL says, at the start of the method or, for an inlined one, at the call, and keeps a
+    /// local in a register only when that and all its uses are in one basic block. Written out in the
+    /// loop, the circuit's terms were initialised before it and so lived in stack slots, each stored as
+    /// it was computed; inlined here, they are in the round's block (docs/platforms.md: a bitsliced pass
+    /// took about two thirds of the time). The interpreter inlines it too (AggressiveInlining).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void SubBytes(ref ulong a0, ref ulong a1, ref ulong a2, ref ulong a3, ref ulong a4, ref ulong a5, ref ulong a6, ref ulong a7)
+    {
+        ulong x0 = a7, x1 = a6, x2 = a5, x3 = a4;
+        ulong x4 = a3, x5 = a2, x6 = a1, x7 = a0;
+
+        // Top linear transformation.
+        ulong y14 = x3 ^ x5;
+        ulong y13 = x0 ^ x6;
+        ulong y9 = x0 ^ x3;
+        ulong y8 = x0 ^ x5;
+        ulong t0 = x1 ^ x2;
+        ulong y1 = t0 ^ x7;
+        ulong y4 = y1 ^ x3;
+        ulong y12 = y13 ^ y14;
+        ulong y2 = y1 ^ x0;
+        ulong y5 = y1 ^ x6;
+        ulong y3 = y5 ^ y8;
+        ulong t1 = x4 ^ y12;
+        ulong y15 = t1 ^ x5;
+        ulong y20 = t1 ^ x1;
+        ulong y6 = y15 ^ x7;
+        ulong y10 = y15 ^ t0;
+        ulong y11 = y20 ^ y9;
+        ulong y7 = x7 ^ y11;
+        ulong y17 = y10 ^ y11;
+        ulong y19 = y10 ^ y8;
+        ulong y16 = t0 ^ y11;
+        ulong y21 = y13 ^ y16;
+        ulong y18 = x0 ^ y16;
+
+        // Non-linear section (inversion in GF(2^8) through a tower of subfields).
+        ulong t2 = y12 & y15;
+        ulong t3 = y3 & y6;
+        ulong t4 = t3 ^ t2;
+        ulong t5 = y4 & x7;
+        ulong t6 = t5 ^ t2;
+        ulong t7 = y13 & y16;
+        ulong t8 = y5 & y1;
+        ulong t9 = t8 ^ t7;
+        ulong t10 = y2 & y7;
+        ulong t11 = t10 ^ t7;
+        ulong t12 = y9 & y11;
+        ulong t13 = y14 & y17;
+        ulong t14 = t13 ^ t12;
+        ulong t15 = y8 & y10;
+        ulong t16 = t15 ^ t12;
+        ulong t17 = t4 ^ t14;
+        ulong t18 = t6 ^ t16;
+        ulong t19 = t9 ^ t14;
+        ulong t20 = t11 ^ t16;
+        ulong t21 = t17 ^ y20;
+        ulong t22 = t18 ^ y19;
+        ulong t23 = t19 ^ y21;
+        ulong t24 = t20 ^ y18;
+
+        ulong t25 = t21 ^ t22;
+        ulong t26 = t21 & t23;
+        ulong t27 = t24 ^ t26;
+        ulong t28 = t25 & t27;
+        ulong t29 = t28 ^ t22;
+        ulong t30 = t23 ^ t24;
+        ulong t31 = t22 ^ t26;
+        ulong t32 = t31 & t30;
+        ulong t33 = t32 ^ t24;
+        ulong t34 = t23 ^ t33;
+        ulong t35 = t27 ^ t33;
+        ulong t36 = t24 & t35;
+        ulong t37 = t36 ^ t34;
+        ulong t38 = t27 ^ t36;
+        ulong t39 = t29 & t38;
+        ulong t40 = t25 ^ t39;
+
+        ulong t41 = t40 ^ t37;
+        ulong t42 = t29 ^ t33;
+        ulong t43 = t29 ^ t40;
+        ulong t44 = t33 ^ t37;
+        ulong t45 = t42 ^ t41;
+        ulong z0 = t44 & y15;
+        ulong z1 = t37 & y6;
+        ulong z2 = t33 & x7;
+        ulong z3 = t43 & y16;
+        ulong z4 = t40 & y1;
+        ulong z5 = t29 & y7;
+        ulong z6 = t42 & y11;
+        ulong z7 = t45 & y17;
+        ulong z8 = t41 & y10;
+        ulong z9 = t44 & y12;
+        ulong z10 = t37 & y3;
+        ulong z11 = t33 & y4;
+        ulong z12 = t43 & y13;
+        ulong z13 = t40 & y5;
+        ulong z14 = t29 & y2;
+        ulong z15 = t42 & y9;
+        ulong z16 = t45 & y14;
+        ulong z17 = t41 & y8;
+
+        // Bottom linear transformation (includes the affine map; "^ ~" is XNOR).
+        ulong t46 = z15 ^ z16;
+        ulong t47 = z10 ^ z11;
+        ulong t48 = z5 ^ z13;
+        ulong t49 = z9 ^ z10;
+        ulong t50 = z2 ^ z12;
+        ulong t51 = z2 ^ z5;
+        ulong t52 = z7 ^ z8;
+        ulong t53 = z0 ^ z3;
+        ulong t54 = z6 ^ z7;
+        ulong t55 = z16 ^ z17;
+        ulong t56 = z12 ^ t48;
+        ulong t57 = t50 ^ t53;
+        ulong t58 = z4 ^ t46;
+        ulong t59 = z3 ^ t54;
+        ulong t60 = t46 ^ t57;
+        ulong t61 = z14 ^ t57;
+        ulong t62 = t52 ^ t58;
+        ulong t63 = t49 ^ t58;
+        ulong t64 = z4 ^ t59;
+        ulong t65 = t61 ^ t62;
+        ulong t66 = z1 ^ t63;
+        ulong s0 = t59 ^ t63;
+        ulong s6 = t56 ^ ~t62;
+        ulong s7 = t48 ^ ~t60;
+        ulong t67 = t64 ^ t65;
+        ulong s3 = t53 ^ t66;
+        ulong s4 = t51 ^ t66;
+        ulong s5 = t47 ^ t65;
+        ulong s1 = t64 ^ ~s3;
+        ulong s2 = t55 ^ ~t67;
+        a7 = s0;
+        a6 = s1;
+        a5 = s2;
+        a4 = s3;
+        a3 = s4;
+        a2 = s5;
+        a1 = s6;
+        a0 = s7;
     }
 
     /// <summary>AesPortable.Ortho (BearSSL br_aes_ct64_ortho): the 8x8 bit-matrix transposition, an involution.</summary>
