@@ -14,6 +14,7 @@ internal static partial class Backends
     /// <summary>Every backend there is, widest first: the order the choice tries them in.</summary>
     private static Backend[] AllWidestFirst() =>
     [
+        new Backend<AesPortableVector, PolyvalPortable>(AesGcmSivBackend.PortableVector),
         new Backend<AesPortableFlat, PolyvalPortable>(AesGcmSivBackend.PortableFlat),
         new Backend<AesPortable, PolyvalPortable>(AesGcmSivBackend.Portable),
     ];
