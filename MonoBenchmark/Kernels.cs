@@ -22,7 +22,12 @@ using System.Linq;
 using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using AesGcmSiv = Cryptography.AesGcmSiv;
+using AesGcmSivBackend = Cryptography.AesGcmSivBackend;
 using Cryptography.Internal;
+using Org.BouncyCastle.Crypto.Engines;
+using Org.BouncyCastle.Crypto.Modes;
+using Org.BouncyCastle.Crypto.Parameters;
 using V = System.Numerics.Vector<uint>;
 
 namespace Benchmarks;
@@ -70,7 +75,73 @@ internal static class Kernels
         Row("Vector<uint> full-bitsliced CTR, 64 KiB", Time(() => Ctr32(roundKeys, counterBlock, input, vectorOut, state, scratch, words)) * 1000 / blocks);
         Row("  of which: the 14 rounds of one pass", Time(() => Rounds(roundKeys, state, scratch)) * 1000 / PassBlocks);
         Row("  of which: transposition out of one pass", Time(() => SlicesOut(state, words)) * 1000 / PassBlocks);
+        uint[] fips = new uint[60];
+        var fillRandom = new Random(1);
+        for (int i = 0; i < fips.Length; i++)
+        {
+            fips[i] = (uint)fillRandom.Next();
+        }
+
+        Row("round-key masks, new Vector<uint>(0 - bit), per AES-256 key (ns per key)", Time(() => MasksByConstructor(fips, roundKeys)) * 1000);
+        var wideSchedule = default(AesKeySchedule);
+        default(AesPortableVector).ExpandKey(key, ref wideSchedule);
+        foreach (int n in new[] { 2048, 4096 })
+        {
+            byte[] inN = input.Take(n).ToArray(), outN = new byte[n];
+            Row($"library: PortableFlat Ctr32, {n} B", Time(() => default(AesPortableFlat).Ctr32(in schedule, 14, counterBlock, inN, outN)) * 1000 / (n / 16));
+            Row($"library: PortableVector Ctr32, {n} B", Time(() => default(AesPortableVector).Ctr32(in wideSchedule, 14, counterBlock, inN, outN)) * 1000 / (n / 16));
+            Row($"this kernel's CTR (masks built beforehand), {n} B", Time(() => Ctr32(roundKeys, counterBlock, inN, outN, state, scratch, words)) * 1000 / (n / 16));
+        }
+
+        Row("AesPortableFlat.ExpandKey (ns per key)", Time(() => default(AesPortableFlat).ExpandKey(key, ref schedule)) * 1000);
+        Row("AesPortableVector.ExpandKey (ns per key)", Time(() => default(AesPortableVector).ExpandKey(key, ref wideSchedule)) * 1000);
+        EndToEnd(key);
         return 0;
+    }
+
+    private static void MasksByConstructor(uint[] w, V[] masks)
+    {
+        for (int k = 0; k < 15 * 128; k++)
+        {
+            masks[k] = new V(0u - ((w[k >> 5] >> (k & 31)) & 1));
+        }
+    }
+
+    /// <summary>The library's PortableVector backend against PortableFlat, AES-256-GCM-SIV end to end, µs per call.</summary>
+    private static void EndToEnd(byte[] key)
+    {
+        if (!Backends.IsSupported(AesGcmSivBackend.PortableVector))
+        {
+            Console.WriteLine("// PortableVector is not supported here (Vector<T> not accelerated)");
+            return;
+        }
+
+        Console.WriteLine();
+        Console.WriteLine("| size | operation | PortableVector (µs) | PortableFlat (µs) | BouncyCastle (µs) | PortableVector / PortableFlat | PortableVector / BouncyCastle |");
+        Console.WriteLine("| ---: | --- | ---: | ---: | ---: | ---: | ---: |");
+        byte[] nonce = new byte[12];
+        using var wide = new AesGcmSiv(key, AesGcmSivBackend.PortableVector);
+        using var flat = new AesGcmSiv(key, AesGcmSivBackend.PortableFlat);
+        foreach (int size in new[] { 64, 1350, 2048, 4096, 8192, 65536 })
+        {
+            byte[] plaintext = new byte[size], ciphertext = new byte[size], tag = new byte[16], opened = new byte[size];
+            new Random(size).NextBytes(plaintext);
+            wide.Encrypt(nonce, plaintext, ciphertext, tag);
+            var bouncy = new GcmSivBlockCipher(new AesEngine());
+            byte[] bouncyOut = new byte[size + 16], bouncyIn = [.. ciphertext, .. tag];
+            void Bouncy(bool encrypt, byte[] source, int length)
+            {
+                bouncy.Init(encrypt, new AeadParameters(new KeyParameter(key), 128, nonce));
+                bouncy.DoFinal(bouncyOut, bouncy.ProcessBytes(source, 0, length, bouncyOut, 0));
+            }
+
+            double encryptWide = Time(() => wide.Encrypt(nonce, plaintext, ciphertext, tag)), encryptFlat = Time(() => flat.Encrypt(nonce, plaintext, ciphertext, tag));
+            double encryptBouncy = Time(() => Bouncy(true, plaintext, size));
+            double decryptWide = Time(() => wide.Decrypt(nonce, ciphertext, tag, opened)), decryptFlat = Time(() => flat.Decrypt(nonce, ciphertext, tag, opened));
+            double decryptBouncy = Time(() => Bouncy(false, bouncyIn, size + 16));
+            Console.WriteLine($"| {size} | encrypt | {encryptWide:F1} | {encryptFlat:F1} | {encryptBouncy:F1} | {encryptWide / encryptFlat:F2} | {encryptWide / encryptBouncy:F2} |");
+            Console.WriteLine($"| {size} | decrypt | {decryptWide:F1} | {decryptFlat:F1} | {decryptBouncy:F1} | {decryptWide / decryptFlat:F2} | {decryptWide / decryptBouncy:F2} |");
+        }
     }
 
     private static void Row(string name, double nanoseconds) => Console.WriteLine($"| {name} | {nanoseconds:F1} |");

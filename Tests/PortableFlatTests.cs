@@ -179,11 +179,15 @@ public class PortableFlatTests
     public void TheBackendExistsOnlyInTheBrowserAndTheNetStandardBuild()
     {
         // Where it is faster than Portable: the browser's interpreter, and Mono's JIT, which runs the
-        // library's netstandard2.0 build (docs/platforms.md). Under .NET's JIT Portable stays.
+        // library's netstandard2.0 build (docs/platforms.md). Under .NET's JIT Portable stays. In the
+        // netstandard2.0 build it is chosen where PortableVector (PortableFlat with a Vector<T> bulk
+        // CTR) is not: where the JIT does not accelerate Vector<T>.
         string framework = typeof(AesGcmSiv).Assembly.GetCustomAttribute<System.Runtime.Versioning.TargetFrameworkAttribute>()!.FrameworkName;
-        bool expected = OperatingSystem.IsBrowser() || framework.StartsWith(".NETStandard", StringComparison.Ordinal);
+        bool netStandard = framework.StartsWith(".NETStandard", StringComparison.Ordinal);
+        bool expected = OperatingSystem.IsBrowser() || netStandard;
         Assert.That(Backends.IsSupported(AesGcmSivBackend.PortableFlat), Is.EqualTo(expected), framework);
-        Assert.That(AesGcmSiv.ActiveBackend == AesGcmSivBackend.PortableFlat, Is.EqualTo(expected), framework);
+        bool chosen = OperatingSystem.IsBrowser() || (netStandard && !default(AesPortableVector).IsSupported);
+        Assert.That(AesGcmSiv.ActiveBackend == AesGcmSivBackend.PortableFlat, Is.EqualTo(chosen), framework);
     }
 
     private static byte[] Seal(byte[] key, byte[] nonce, byte[] message, byte[] aad)

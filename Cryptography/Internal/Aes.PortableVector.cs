@@ -36,8 +36,8 @@ namespace Cryptography.Internal;
 /// <summary>AesPortableFlat, with CTR over whole passes of 32 * Vector&lt;uint&gt;.Count blocks fully bitsliced on Vector&lt;T&gt;.</summary>
 internal readonly struct AesPortableVector : IAes
 {
-    /// <summary>Where in AesKeySchedule (in 64-bit words) the FIPS-197 round keys start: after AesPortableFlat's 15 x 8 words.</summary>
-    private const int FipsRoundKeys = 120;
+    /// <summary>Where in AesKeySchedule (in 64-bit words) the cipher key is kept: after AesPortableFlat's 15 x 8 words.</summary>
+    private const int CipherKey = 120;
 
     /// <summary>Bytes of stack zeroed below Ctr32's frame after a run: the rounds' frames (the S-box spills its terms there).</summary>
     private const int BurnBytes = 8192;
@@ -55,12 +55,19 @@ internal readonly struct AesPortableVector : IAes
 
     public bool EncryptsBlockInRegisters => false;
 
-    /// <summary>AesPortableFlat's schedule, then the (rounds + 1) * 4 FIPS-197 round-key words at <see cref="FipsRoundKeys"/>.</summary>
+    /// <summary>
+    /// AesPortableFlat's schedule, then the key itself as 32-bit little-endian words at <see cref="CipherKey"/>:
+    /// the FIPS-197 round keys the bulk CTR needs are expanded from it only when a message is long
+    /// enough to use it, so that short messages (most of them) do not pay for a second expansion.
+    /// </summary>
     public void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule)
     {
         default(AesPortableFlat).ExpandKey(key, ref schedule); // checks the key's length
-        ExpandFipsKey(key, ref Unsafe.As<ulong, uint>(ref schedule[FipsRoundKeys]));
-        BurnStack();
+        ref uint words = ref Unsafe.As<ulong, uint>(ref schedule[CipherKey]);
+        for (int i = 0; i < key.Length / 4; i++)
+        {
+            Unsafe.Add(ref words, i) = BinaryPrimitives.ReadUInt32LittleEndian(key.Slice(4 * i, 4));
+        }
     }
 
     public void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output) =>
@@ -95,11 +102,15 @@ internal readonly struct AesPortableVector : IAes
         int bulk = input.Length - (tail >= passBytes * 3 / 4 ? 0 : tail);
         if (bulk > 0)
         {
-            CtrPasses(ref Unsafe.As<ulong, uint>(ref Unsafe.AsRef(in schedule[FipsRoundKeys])), rounds, counterBlock, input.Slice(0, bulk), output.Slice(0, bulk));
+            CtrPasses(ref Unsafe.As<ulong, uint>(ref Unsafe.AsRef(in schedule[CipherKey])), rounds, counterBlock, input.Slice(0, bulk), output.Slice(0, bulk));
             BurnStack();
         }
 
-        if (bulk < input.Length)
+        if (bulk == 0)
+        {
+            default(AesPortableFlat).Ctr32(in schedule, rounds, counterBlock, input, output);
+        }
+        else if (bulk < input.Length)
         {
             // The counter block is public (it is the tag): advancing it needs no care.
             Span<byte> next = stackalloc byte[16];
@@ -109,15 +120,17 @@ internal readonly struct AesPortableVector : IAes
         }
     }
 
-    /// <summary>FIPS-197 section 5.2 KeyExpansion() into <c>(Nr + 1) * 4</c> words, each little-endian as the block's words are read.</summary>
-    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
-    private static void ExpandFipsKey(ReadOnlySpan<byte> key, ref uint w)
+    /// <summary>
+    /// FIPS-197 section 5.2 KeyExpansion() of the <paramref name="nk"/> key words at <paramref name="key"/>
+    /// into <c>(Nr + 1) * 4</c> words at <paramref name="w"/>, each little-endian as the block's words are read.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void ExpandFipsKey(ref uint key, int nk, ref uint w)
     {
-        int nk = key.Length / 4;
         int totalWords = (nk + 7) * 4;
         for (int i = 0; i < nk; i++)
         {
-            Unsafe.Add(ref w, i) = BinaryPrimitives.ReadUInt32LittleEndian(key.Slice(4 * i, 4));
+            Unsafe.Add(ref w, i) = Unsafe.Add(ref key, i);
         }
 
         // Round constants x^0..x^9 in GF(2^8), indexed by the (public) word position.
@@ -141,7 +154,7 @@ internal readonly struct AesPortableVector : IAes
     /// <summary>CTR over <paramref name="input"/> in passes of <see cref="PassBlocks"/> blocks (the last may be partial).</summary>
     [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     [SkipLocalsInit]
-    private static void CtrPasses(ref uint roundKeyWords, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
+    private static void CtrPasses(ref uint cipherKey, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
     {
         int lanes = V.Count;
         int passBlocks = PassBlocks;
@@ -149,29 +162,28 @@ internal readonly struct AesPortableVector : IAes
         Span<V> state = stackalloc V[128];
         Span<V> scratch = stackalloc V[128];
         Span<uint> keystream = stackalloc uint[4 * passBlocks]; // a pass of blocks, as 32-bit words
+        Span<uint> roundKeyWords = stackalloc uint[4 * 15];
         try
         {
-            // Slice k of round key r: all ones where bit k % 32 of word 4r + k / 32 is set. 0 - bit is
-            // that mask without a branch.
+            ExpandFipsKey(ref cipherKey, rounds - 6, ref MemoryMarshal.GetReference(roundKeyWords));
+            // Slice k of round key r: all ones where bit k % 32 of word 4r + k / 32 is set.
             ref V rk = ref MemoryMarshal.GetReference(roundKeys);
-            for (int r = 0; r <= rounds; r++)
-            {
-                for (int k = 0; k < 128; k++)
-                {
-                    Unsafe.Add(ref rk, (128 * r) + k) = new V(0u - ((Unsafe.Add(ref roundKeyWords, (4 * r) + (k >> 5)) >> (k & 31)) & 1));
-                }
-            }
+            Masks(ref MemoryMarshal.GetReference(roundKeyWords), 4 * (rounds + 1), ref rk);
 
             ref V s = ref MemoryMarshal.GetReference(state);
             ref uint words = ref MemoryMarshal.GetReference(keystream);
             uint counter = BinaryPrimitives.ReadUInt32LittleEndian(counterBlock);
+            Span<uint> constant = stackalloc uint[3];
+            for (int i = 0; i < 3; i++)
+            {
+                constant[i] = BinaryPrimitives.ReadUInt32LittleEndian(counterBlock.Slice(4 + (4 * i)));
+            }
+
+            ref uint constantWords = ref MemoryMarshal.GetReference(constant);
             for (int offset = 0; offset < input.Length; offset += 16 * passBlocks)
             {
-                // Slices 32..127: the counter block's last twelve bytes, the same in every block.
-                for (int k = 32; k < 128; k++)
-                {
-                    Unsafe.Add(ref s, k) = new V(0u - ((uint)(counterBlock[k >> 3] >> (k & 7)) & 1));
-                }
+                // Slices 32..127: the counter block's last twelve bytes (words 1..3), the same in every block.
+                Masks(ref constantWords, 3, ref Unsafe.Add(ref s, 32));
 
                 // Slices 0..31: word 0, the counter, which block 32 * lane + i has plus 32 * lane + i
                 // (mod 2^32). Transposed per lane: bit j of words[i] to bit i of words[j].
@@ -218,6 +230,28 @@ internal readonly struct AesPortableVector : IAes
             CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(state));
             CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(scratch));
             CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(keystream));
+            CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(roundKeyWords));
+
+            // From here, below this frame and its buffers: where the rounds' S-box spilled its terms.
+            BurnStack();
+        }
+    }
+
+    /// <summary>
+    /// Slice k of the 32 slices of each of the <paramref name="count"/> words: all ones where bit k is
+    /// set (0 - bit is that mask without a branch). Word 4r + i is round key r's bytes 4i..4i + 3.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void Masks(ref uint words, int count, ref V masks)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            uint word = Unsafe.Add(ref words, i);
+            ref V m = ref Unsafe.Add(ref masks, 32 * i);
+            for (int k = 0; k < 32; k++)
+            {
+                Unsafe.Add(ref m, k) = new V(0u - ((word >> k) & 1));
+            }
         }
     }
 
@@ -225,7 +259,7 @@ internal readonly struct AesPortableVector : IAes
     /// The state's slices back to blocks: word w of block 32 * lane + i (little-endian, as the block's
     /// bytes 4w..4w + 3) to words[4 * (32 * lane + i) + w]. <paramref name="column"/> is 32 words of room.
     /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    [MethodImpl(MethodImplOptions.NoInlining)]
     private static void SlicesOut(ref V state, ref uint column, ref uint words)
     {
         int lanes = V.Count;
