@@ -27,9 +27,9 @@ public enum AesGcmSivBackend
     /// <summary>
     /// The <see cref="Portable"/> algorithm (same bitsliced AES, same POLYVAL, same bytes) with its AES
     /// written for the .NET WebAssembly interpreter: state in locals, every step inlined into one
-    /// method per group. Available and chosen in the browser (docs/blazor.md) and in the netstandard2.0
-    /// build (.NET Framework, Mono, Unity), where Mono's JIT runs it 2.3-3x faster than Portable
-    /// (docs/platforms.md).
+    /// method per group. Available and chosen in the browser (docs/blazor.md); available in the
+    /// netstandard2.0 build (.NET Framework, Mono, Unity), where Mono's JIT runs it 2.3-3x faster than
+    /// Portable, and chosen there where <see cref="PortableVector"/> is not (docs/platforms.md).
     /// </summary>
     PortableFlat = 4,
 

@@ -64,7 +64,7 @@ internal readonly struct AesPortableVector : IAes
     {
         default(AesPortableFlat).ExpandKey(key, ref schedule); // checks the key's length
         ref uint words = ref Unsafe.As<ulong, uint>(ref schedule[CipherKey]);
-        for (int i = 0; i < key.Length / 4; i++)
+        for (int i = 0; i < key.Length >> 2; i++)
         {
             Unsafe.Add(ref words, i) = BinaryPrimitives.ReadUInt32LittleEndian(key.Slice(4 * i, 4));
         }
@@ -98,8 +98,8 @@ internal readonly struct AesPortableVector : IAes
         }
 
         int passBytes = 16 * PassBlocks;
-        int tail = input.Length % passBytes;
-        int bulk = input.Length - (tail >= passBytes * 3 / 4 ? 0 : tail);
+        int tail = input.Length & (passBytes - 1); // a pass is 2048 or 4096 bytes
+        int bulk = input.Length - (tail >= passBytes - (passBytes >> 2) ? 0 : tail);
         if (bulk > 0)
         {
             CtrPasses(ref Unsafe.As<ulong, uint>(ref Unsafe.AsRef(in schedule[CipherKey])), rounds, counterBlock, input.Slice(0, bulk), output.Slice(0, bulk));
@@ -115,7 +115,7 @@ internal readonly struct AesPortableVector : IAes
             // The counter block is public (it is the tag): advancing it needs no care.
             Span<byte> next = stackalloc byte[16];
             counterBlock.CopyTo(next);
-            BinaryPrimitives.WriteUInt32LittleEndian(next, unchecked(BinaryPrimitives.ReadUInt32LittleEndian(counterBlock) + (uint)(bulk / 16)));
+            BinaryPrimitives.WriteUInt32LittleEndian(next, unchecked(BinaryPrimitives.ReadUInt32LittleEndian(counterBlock) + (uint)(bulk >> 4)));
             default(AesPortableFlat).Ctr32(in schedule, rounds, next, input.Slice(bulk), output.Slice(bulk));
         }
     }
@@ -135,19 +135,26 @@ internal readonly struct AesPortableVector : IAes
 
         // Round constants x^0..x^9 in GF(2^8), indexed by the (public) word position.
         ReadOnlySpan<byte> rcon = [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1B, 0x36];
-        for (int i = nk; i < totalWords; i++)
+        // j is i mod nk and k is i / nk - 1, counted rather than divided: the secret-flow check fails on
+        // any division instruction (its time can depend on its operands), even of public values.
+        for (int i = nk, j = 0, k = 0; i < totalWords; i++)
         {
             uint temp = Unsafe.Add(ref w, i - 1);
-            if (i % nk == 0)
+            if (j == 0)
             {
-                temp = AesPortableFlat.SubWord((temp >> 8) | (temp << 24)) ^ rcon[(i / nk) - 1]; // RotWord: byte 0 to byte 3
+                temp = AesPortableFlat.SubWord((temp >> 8) | (temp << 24)) ^ rcon[k]; // RotWord: byte 0 to byte 3
             }
-            else if (nk > 6 && i % nk == 4)
+            else if (nk > 6 && j == 4)
             {
                 temp = AesPortableFlat.SubWord(temp);
             }
 
             Unsafe.Add(ref w, i) = Unsafe.Add(ref w, i - nk) ^ temp;
+            if (++j == nk)
+            {
+                j = 0;
+                k++;
+            }
         }
     }
 
