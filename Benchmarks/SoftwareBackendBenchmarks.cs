@@ -1,9 +1,9 @@
-// The software backends side by side under .NET's JIT (issue 48: "If one scalar backend then serves the
-// JIT, the browser and Mono equally well, keep one, not two"): AES-256-GCM-SIV encryption by Portable
-// (the baseline, chosen by the net10.0 build where the CPU has no AES or SIMD it can use), PortableFlat
-// (the browser's and, without accelerated Vector<T>, the netstandard2.0 build's) and PortableVector
-// (the netstandard2.0 build's). PortableFlat is not offered under the JIT, so each backend is called
-// through its Backend object, as the public type would call it.
+// The two scalar software backends side by side under .NET's JIT (issue 48: "If one scalar backend then
+// serves the JIT, the browser and Mono equally well, keep one, not two"): AES-256-GCM-SIV encryption by
+// Portable (the baseline, chosen by the net10.0 build where the CPU has no AES or SIMD it can use) and
+// PortableFlat (the browser's and the netstandard2.0 build's). PortableFlat is not offered under the
+// JIT, so each is called through its Backend object, as the public type would call it. Run it as
+// `DOTNET_EnableHWIntrinsic=0` too, the setting under which the net10.0 build runs Portable:
 //   dotnet run -c Release --project Benchmarks -- --filter '*SoftwareBackendBenchmarks*' --job short
 
 using BenchmarkDotNet.Attributes;
@@ -16,11 +16,10 @@ public class SoftwareBackendBenchmarks
 {
     private static readonly Backend Portable = new Backend<AesPortable, PolyvalPortable>(AesGcmSivBackend.Portable);
     private static readonly Backend Flat = new Backend<AesPortableFlat, PolyvalPortable>(AesGcmSivBackend.PortableFlat);
-    private static readonly Backend Wide = new Backend<AesPortableVector, PolyvalPortable>(AesGcmSivBackend.PortableVector);
 
     private readonly byte[] _nonce = new byte[12], _tag = new byte[16], _key = new byte[32];
     private byte[] _plaintext = [], _ciphertext = [];
-    private AesKeySchedule _portableSchedule, _flatSchedule, _wideSchedule;
+    private AesKeySchedule _portableSchedule, _flatSchedule;
 
     [Params(64, 1350, 8192, 65536)]
     public int Size { get; set; }
@@ -33,7 +32,6 @@ public class SoftwareBackendBenchmarks
         _ciphertext = new byte[Size];
         Portable.ExpandKey(_key, ref _portableSchedule);
         Flat.ExpandKey(_key, ref _flatSchedule);
-        Wide.ExpandKey(_key, ref _wideSchedule);
     }
 
     [Benchmark(Baseline = true)]
@@ -41,7 +39,4 @@ public class SoftwareBackendBenchmarks
 
     [Benchmark]
     public void Encrypt_PortableFlat() => Flat.Encrypt(in _flatSchedule, 14, _nonce, _plaintext, _ciphertext, _tag, default);
-
-    [Benchmark]
-    public void Encrypt_PortableVector() => Wide.Encrypt(in _wideSchedule, 14, _nonce, _plaintext, _ciphertext, _tag, default);
 }

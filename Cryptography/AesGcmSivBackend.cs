@@ -27,9 +27,9 @@ public enum AesGcmSivBackend
     /// <summary>
     /// The <see cref="Portable"/> algorithm (same bitsliced AES, same POLYVAL, same bytes) with its AES
     /// written for the .NET WebAssembly interpreter: state in locals, every step inlined into one
-    /// method per group. Available and chosen in the browser (docs/blazor.md); available in the
-    /// netstandard2.0 build (.NET Framework, Mono, Unity), where Mono's JIT runs it 2.3-3x faster than
-    /// Portable, and chosen there where <see cref="PortableVector"/> is not (docs/platforms.md).
+    /// method per group. Available and chosen in the browser (docs/blazor.md) and in the netstandard2.0
+    /// build (.NET Framework, Mono, Unity), where Mono's JIT runs it 2.3-3x faster than Portable
+    /// (docs/platforms.md).
     /// </summary>
     PortableFlat = 4,
 
@@ -41,13 +41,4 @@ public enum AesGcmSivBackend
     /// same bytes. See docs/backends.md for how much faster.
     /// </summary>
     BitslicedVector = 5,
-
-    /// <summary>
-    /// <see cref="PortableFlat"/> with CTR over long messages bitsliced on <c>System.Numerics.Vector&lt;T&gt;</c>
-    /// (one vector per bit of the AES state, 128 blocks per pass with 16-byte vectors), same bytes.
-    /// Available where the JIT accelerates <c>Vector&lt;T&gt;</c>; chosen in the netstandard2.0 build
-    /// (.NET Framework, Mono, Unity), where Mono's JIT runs it faster than <see cref="PortableFlat"/>
-    /// from about 2 KiB on (docs/platforms.md).
-    /// </summary>
-    PortableVector = 6,
 }

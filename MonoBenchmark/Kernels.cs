@@ -13,8 +13,11 @@
 //   * PortableFlat's CTR over 64 KiB (the backend the netstandard2.0 build ships);
 //   * the Vector<T> CTR kernel below over 64 KiB: counter slices in, 14 rounds, transposition out,
 //     keystream XOR, checked byte for byte against PortableFlat first;
-//   * its parts alone: the rounds of one pass, the transposition of one pass.
-// A measurement, not a backend: nothing here is constant-time reviewed or wipes its state.
+//   * its parts alone: the rounds of one pass, the transposition of one pass; the round keys' masks
+//     (per message key); both CTRs again at 2 and 4 KiB (one and two passes).
+// A measurement, not a backend: nothing here is constant-time reviewed or wipes its state. A backend
+// built on it (PortableVector, Internal/Aes.PortableVector.cs, in branch vector48's history) was
+// measured end to end and not shipped: see docs/platforms.md, "Speed under Mono".
 
 using System;
 using System.Diagnostics;
@@ -22,12 +25,7 @@ using System.Linq;
 using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
-using AesGcmSiv = Cryptography.AesGcmSiv;
-using AesGcmSivBackend = Cryptography.AesGcmSivBackend;
 using Cryptography.Internal;
-using Org.BouncyCastle.Crypto.Engines;
-using Org.BouncyCastle.Crypto.Modes;
-using Org.BouncyCastle.Crypto.Parameters;
 using V = System.Numerics.Vector<uint>;
 
 namespace Benchmarks;
@@ -82,20 +80,14 @@ internal static class Kernels
             fips[i] = (uint)fillRandom.Next();
         }
 
-        Row("round-key masks, new Vector<uint>(0 - bit), per AES-256 key (ns per key)", Time(() => MasksByConstructor(fips, roundKeys)) * 1000);
-        var wideSchedule = default(AesKeySchedule);
-        default(AesPortableVector).ExpandKey(key, ref wideSchedule);
+        Row("round-key masks, new Vector<uint>(0 - bit), per AES-256 key (ns per key, not per block)", Time(() => MasksByConstructor(fips, roundKeys)) * 1000);
         foreach (int n in new[] { 2048, 4096 })
         {
             byte[] inN = input.Take(n).ToArray(), outN = new byte[n];
-            Row($"library: PortableFlat Ctr32, {n} B", Time(() => default(AesPortableFlat).Ctr32(in schedule, 14, counterBlock, inN, outN)) * 1000 / (n / 16));
-            Row($"library: PortableVector Ctr32, {n} B", Time(() => default(AesPortableVector).Ctr32(in wideSchedule, 14, counterBlock, inN, outN)) * 1000 / (n / 16));
-            Row($"this kernel's CTR (masks built beforehand), {n} B", Time(() => Ctr32(roundKeys, counterBlock, inN, outN, state, scratch, words)) * 1000 / (n / 16));
+            Row($"PortableFlat CTR, {n} B", Time(() => default(AesPortableFlat).Ctr32(in schedule, 14, counterBlock, inN, outN)) * 1000 / (n / 16));
+            Row($"Vector<uint> full-bitsliced CTR (masks built beforehand), {n} B", Time(() => Ctr32(roundKeys, counterBlock, inN, outN, state, scratch, words)) * 1000 / (n / 16));
         }
 
-        Row("AesPortableFlat.ExpandKey (ns per key)", Time(() => default(AesPortableFlat).ExpandKey(key, ref schedule)) * 1000);
-        Row("AesPortableVector.ExpandKey (ns per key)", Time(() => default(AesPortableVector).ExpandKey(key, ref wideSchedule)) * 1000);
-        EndToEnd(key);
         return 0;
     }
 
@@ -104,43 +96,6 @@ internal static class Kernels
         for (int k = 0; k < 15 * 128; k++)
         {
             masks[k] = new V(0u - ((w[k >> 5] >> (k & 31)) & 1));
-        }
-    }
-
-    /// <summary>The library's PortableVector backend against PortableFlat, AES-256-GCM-SIV end to end, µs per call.</summary>
-    private static void EndToEnd(byte[] key)
-    {
-        if (!Backends.IsSupported(AesGcmSivBackend.PortableVector))
-        {
-            Console.WriteLine("// PortableVector is not supported here (Vector<T> not accelerated)");
-            return;
-        }
-
-        Console.WriteLine();
-        Console.WriteLine("| size | operation | PortableVector (µs) | PortableFlat (µs) | BouncyCastle (µs) | PortableVector / PortableFlat | PortableVector / BouncyCastle |");
-        Console.WriteLine("| ---: | --- | ---: | ---: | ---: | ---: | ---: |");
-        byte[] nonce = new byte[12];
-        using var wide = new AesGcmSiv(key, AesGcmSivBackend.PortableVector);
-        using var flat = new AesGcmSiv(key, AesGcmSivBackend.PortableFlat);
-        foreach (int size in new[] { 64, 1350, 2048, 4096, 8192, 65536 })
-        {
-            byte[] plaintext = new byte[size], ciphertext = new byte[size], tag = new byte[16], opened = new byte[size];
-            new Random(size).NextBytes(plaintext);
-            wide.Encrypt(nonce, plaintext, ciphertext, tag);
-            var bouncy = new GcmSivBlockCipher(new AesEngine());
-            byte[] bouncyOut = new byte[size + 16], bouncyIn = [.. ciphertext, .. tag];
-            void Bouncy(bool encrypt, byte[] source, int length)
-            {
-                bouncy.Init(encrypt, new AeadParameters(new KeyParameter(key), 128, nonce));
-                bouncy.DoFinal(bouncyOut, bouncy.ProcessBytes(source, 0, length, bouncyOut, 0));
-            }
-
-            double encryptWide = Time(() => wide.Encrypt(nonce, plaintext, ciphertext, tag)), encryptFlat = Time(() => flat.Encrypt(nonce, plaintext, ciphertext, tag));
-            double encryptBouncy = Time(() => Bouncy(true, plaintext, size));
-            double decryptWide = Time(() => wide.Decrypt(nonce, ciphertext, tag, opened)), decryptFlat = Time(() => flat.Decrypt(nonce, ciphertext, tag, opened));
-            double decryptBouncy = Time(() => Bouncy(false, bouncyIn, size + 16));
-            Console.WriteLine($"| {size} | encrypt | {encryptWide:F1} | {encryptFlat:F1} | {encryptBouncy:F1} | {encryptWide / encryptFlat:F2} | {encryptWide / encryptBouncy:F2} |");
-            Console.WriteLine($"| {size} | decrypt | {decryptWide:F1} | {decryptFlat:F1} | {decryptBouncy:F1} | {decryptWide / decryptFlat:F2} | {decryptWide / decryptBouncy:F2} |");
         }
     }
 

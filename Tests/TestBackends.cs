@@ -26,7 +26,6 @@ internal abstract class Primitives
     public static Primitives For(AesGcmSivBackend backend) => HardwarePrimitives.For(backend) ?? backend switch
     {
         AesGcmSivBackend.PortableFlat => new Primitives<AesPortableFlat, PolyvalPortable>(),
-        AesGcmSivBackend.PortableVector => new Primitives<AesPortableVector, PolyvalPortable>(),
         _ => new Primitives<AesPortable, PolyvalPortable>(),
     };
 

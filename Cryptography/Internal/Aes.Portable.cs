@@ -21,8 +21,7 @@
 //    word rotations by 16 and 32 bits (next row, row after that) and xtime on the bit planes.
 //  * The key schedule runs SubWord through the same bitsliced S-box (a key byte is secret, so a
 //    table lookup there would leak too), then stores every round key in bitsliced form with its
-//    four lanes equal: (rounds + 1) * 8 ulongs, 120 for AES-256 (AesKeySchedule has 4 more, where
-//    PortableVector keeps the cipher key).
+//    four lanes equal: (rounds + 1) * 8 ulongs, 120 for AES-256, exactly AesKeySchedule's size.
 
 using System;
 using System.Buffers.Binary;

@@ -21,9 +21,6 @@ internal static partial class Backends
         new Backend<AesVector<AesArm64>, PolyvalClmul<Pmull>>(AesGcmSivBackend.Arm64),
         new Backend<AesBitslicedVector<AesBitslicedAvx2>, PolyvalWidening<NativeWideningMultiply, PolyvalWideningAvx2>>(AesGcmSivBackend.BitslicedVector),
         new Backend<AesPortable, PolyvalPortable>(AesGcmSivBackend.Portable),
-        // Where the JIT accelerates Vector<T> (its IsSupported), but after Portable, so never chosen:
-        // it is the netstandard2.0 build's backend, here for the tests and the benchmarks.
-        new Backend<AesPortableVector, PolyvalPortable>(AesGcmSivBackend.PortableVector),
         // Browser only (its IsSupported); after Portable so Choose never reaches it: Active picks it there.
         new Backend<AesPortableFlat, PolyvalPortable>(AesGcmSivBackend.PortableFlat),
     ];

@@ -12,15 +12,14 @@ namespace Cryptography.Internal;
 
 /// <summary>Storage for an expanded AES key in whatever form a backend wants it.</summary>
 /// <remarks>
-/// 124 64-bit words (992 bytes) is the largest form used: the bitsliced portable backends keep
-/// 8 words per round key and AES-256 has 15 round keys (120 words), and PortableVector keeps the
-/// cipher key after those (4 words), to expand into FIPS-197 round keys for its bulk CTR. Hardware backends use the first 15 x 16 bytes as
-/// ordinary FIPS-197 round keys. Always wiped by its owner after use.
+/// 120 64-bit words (960 bytes) is the largest form used: the bitsliced portable backend keeps
+/// 8 words per round key and AES-256 has 15 round keys. Hardware backends use the first
+/// 15 x 16 bytes as ordinary FIPS-197 round keys. Always wiped by its owner after use.
 /// </remarks>
 [InlineArray(Length)]
 internal struct AesKeySchedule
 {
-    public const int Length = 124;
+    public const int Length = 120;
     private ulong _element0;
 
     /// <summary>The words as a span (of the storage itself, not a copy).</summary>

@@ -18,7 +18,7 @@ namespace Cryptography.Internal;
 /// <summary>Storage for an expanded AES key in whatever form a backend wants it (see Platform/Net/Storage.cs).</summary>
 internal unsafe struct AesKeySchedule
 {
-    public const int Length = 124;
+    public const int Length = 120;
     private fixed ulong _elements[Length];
 
     [UnscopedRef]
