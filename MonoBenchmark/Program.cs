@@ -32,6 +32,7 @@ internal static class Program
 
     private static int Main(string[] args)
     {
+        if (args.Length > 0 && args[0] == "kernels") { return Kernels.Run(); }
         string? outDir = null;
         int[] sizes = [64, 1350, 8192, 65536], keyBits = [256];
         int samples = 5;
