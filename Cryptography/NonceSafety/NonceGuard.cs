@@ -40,6 +40,7 @@
 
 using System;
 using System.Buffers;
+using System.Buffers.Binary;
 using System.Globalization;
 using System.Runtime.CompilerServices;
 using System.Security.Cryptography;
@@ -94,9 +95,13 @@ internal static class NonceGuard
             throw new ArgumentException(Internal.Messages.InvalidNonceSize, "nonce");
         }
 
-        // One read of the caller's buffer: the history checks exactly the nonce the AEAD uses.
-        Span<byte> nonce = stackalloc byte[default(TAead).NonceSize];
-        callersNonce.CopyTo(nonce);
+        // One read of the caller's buffer: the history checks exactly the nonce the AEAD uses. (Two
+        // loads and two stores, where a copy of a length the JIT cannot see is a call to Memmove.)
+        ulong low = NonceHistory.NonceLow(callersNonce);
+        uint high = NonceHistory.NonceHigh(callersNonce);
+        Span<byte> nonce = stackalloc byte[NonceHistory.NonceSize];
+        BinaryPrimitives.WriteUInt64LittleEndian(nonce, low);
+        BinaryPrimitives.WriteUInt32LittleEndian(nonce[8..], high);
 
         // Checked here because a repeat encrypts into a private buffer of the plaintext's length
         // first; the wrapped AEAD checks everything else.
@@ -105,8 +110,6 @@ internal static class NonceGuard
             throw new ArgumentException(Internal.Messages.PlaintextCiphertextLengthMismatch, nameof(ciphertext));
         }
 
-        ulong low = NonceHistory.NonceLow(nonce);
-        uint high = NonceHistory.NonceHigh(nonce);
         ulong hash = history.Hash(low, high);
         if (!default(TAead).Concurrent)
         {
@@ -129,28 +132,46 @@ internal static class NonceGuard
         }
 
         ObjectDisposedException.ThrowIf(lifetime.IsClosed, owner);
-        var spinner = default(SpinWait);
         if (policy == NonceReusePolicy.Observe)
         {
             // Nothing to refuse: encrypt (the AEAD checks the buffers), then record or compare.
             aead.Encrypt(nonce, plaintext, ciphertext, tag, associatedData);
-            NonceLookup recorded;
-            StoredTag earlier;
-            while ((recorded = history.Observe(low, high, hash, tag, out earlier)) == NonceLookup.Pending)
-            {
-                // A guard of the same key under another policy has reserved this nonce; its tag decides.
-                spinner.SpinOnce();
-            }
-
+            NonceLookup recorded = history.Observe(low, high, hash, tag, out StoredTag earlier);
             if (recorded != NonceLookup.New)
             {
-                history.CountRepeat(earlier.Matches(tag));
+                ObservedRepeat(history, recorded, earlier, low, high, hash, tag);
             }
 
             return;
         }
 
+        EncryptReserving(aead, history, policy, low, high, hash, nonce, plaintext, ciphertext, tag, associatedData);
+    }
+
+    // Observe, a nonce known already (or reserved by a guard of the same key under another policy,
+    // whose tag decides): count it as identical or distinct.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void ObservedRepeat(NonceHistory history, NonceLookup recorded, StoredTag earlier, ulong low, uint high, ulong hash, ReadOnlySpan<byte> tag)
+    {
+        var spinner = default(SpinWait);
+        while (recorded == NonceLookup.Pending)
+        {
+            spinner.SpinOnce();
+            recorded = history.Observe(low, high, hash, tag, out earlier);
+        }
+
+        if (recorded != NonceLookup.New)
+        {
+            history.CountRepeat(earlier.Matches(tag));
+        }
+    }
+
+    // A concurrent AEAD under Refuse or RefuseAll: reserve the nonce, encrypt, publish the tag.
+    private static void EncryptReserving<TAead>(TAead aead, NonceHistory history, NonceReusePolicy policy, ulong low, uint high, ulong hash, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
+        where TAead : struct, IGuardedAead
+    {
         default(TAead).CheckEncryptBuffers(plaintext, ciphertext, tag);
+        var spinner = default(SpinWait);
         while (true)
         {
             NonceLookup found = history.Reserve(low, high, hash, out long slot, out StoredTag seen);

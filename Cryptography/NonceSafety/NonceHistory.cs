@@ -59,13 +59,15 @@ internal readonly struct StoredTag(ulong low, ulong high, int length)
 
     public int Length { get; } = length;
 
-    public static StoredTag From(ReadOnlySpan<byte> tag)
-    {
-        if (tag.Length >= 16)
-        {
-            return new StoredTag(BinaryPrimitives.ReadUInt64LittleEndian(tag), BinaryPrimitives.ReadUInt64LittleEndian(tag[8..]), 16);
-        }
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+    public static StoredTag From(ReadOnlySpan<byte> tag) => tag.Length >= 16
+        ? new StoredTag(BinaryPrimitives.ReadUInt64LittleEndian(tag), BinaryPrimitives.ReadUInt64LittleEndian(tag[8..]), 16)
+        : FromShort(tag);
 
+    // A truncated AES-GCM tag: padded with zeros (a stack buffer, kept off the common path).
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    private static StoredTag FromShort(ReadOnlySpan<byte> tag)
+    {
         Span<byte> padded = stackalloc byte[16];
         padded.Clear();
         tag.CopyTo(padded);
@@ -203,9 +205,10 @@ internal sealed class NonceHistory
     }
 
     /// <summary>Records a nonce not seen before with its message's tag. The caller holds <see cref="SyncRoot"/> (or, inside this class, the spin lock).</summary>
-    public void AddLocked(ulong nonceLow, uint nonceHigh, ulong hash, ReadOnlySpan<byte> tag)
+    public void AddLocked(ulong nonceLow, uint nonceHigh, ulong hash, ReadOnlySpan<byte> tag) => AddStored(nonceLow, nonceHigh, hash, StoredTag.From(tag));
+
+    private void AddStored(ulong nonceLow, uint nonceHigh, ulong hash, StoredTag stored)
     {
-        StoredTag stored = StoredTag.From(tag);
         _exact.Add(nonceLow, nonceHigh, hash, stored.Length, stored);
         if (IsDistinguished(hash))
         {
@@ -274,12 +277,7 @@ internal sealed class NonceHistory
         EnterShort();
         try
         {
-            ref Entry entry = ref _exact.At(ticket);
-            if (!System.Runtime.CompilerServices.Unsafe.IsNullRef(ref entry) && entry.State == Pending && entry.NonceLow == nonceLow && entry.NonceHigh == nonceHigh)
-            {
-                entry.State = Empty;
-                _exact.Count--;
-            }
+            _exact.Cancel(ticket, nonceLow, nonceHigh);
         }
         finally
         {
@@ -298,13 +296,14 @@ internal sealed class NonceHistory
     /// <summary><see cref="Observe(ulong, uint, ReadOnlySpan{byte}, out StoredTag)"/> with the nonce's <see cref="Hash"/> already computed.</summary>
     public NonceLookup Observe(ulong nonceLow, uint nonceHigh, ulong hash, ReadOnlySpan<byte> tag, out StoredTag seen)
     {
+        StoredTag stored = StoredTag.From(tag);
         EnterShort();
         try
         {
             NonceLookup found = FindLocked(nonceLow, nonceHigh, hash, out seen);
             if (found == NonceLookup.New)
             {
-                AddLocked(nonceLow, nonceHigh, hash, tag);
+                AddStored(nonceLow, nonceHigh, hash, stored);
             }
 
             return found;
@@ -378,39 +377,41 @@ internal sealed class NonceHistory
     /// <summary>Two generations of an insert-only hash table; see the file header.</summary>
     private sealed class Table
     {
-        private readonly Generation[] _generations;
-        private int _current;
+        // Two fields, swapped when the newer fills, rather than an array and an index: one load each.
+        private Generation _newer;
+        private Generation _older;
 
         public Table(int capacity)
         {
-            _generations = [new Generation(capacity), new Generation(capacity)];
-            _generations[1].Epoch = -1; // never matches a ticket until first used
+            _newer = new Generation(capacity);
+            _older = new Generation(capacity) { Epoch = -1 }; // never matches a ticket until first used
         }
 
-        public int Count { get; set; }
+        public int Count { get; private set; }
 
-        public long MemoryBytes => _generations[0].MemoryBytes * 2;
+        public long MemoryBytes => _newer.MemoryBytes * 2;
 
         /// <summary>The live entry for a nonce, newest generation first, or a null reference.</summary>
         public ref Entry Find(ulong nonceLow, uint nonceHigh, ulong hash)
         {
-            ref Entry entry = ref _generations[_current].Find(nonceLow, nonceHigh, hash);
+            ref Entry entry = ref _newer.Find(nonceLow, nonceHigh, hash);
             return ref System.Runtime.CompilerServices.Unsafe.IsNullRef(ref entry)
-                ? ref _generations[_current ^ 1].Find(nonceLow, nonceHigh, hash)
+                ? ref _older.Find(nonceLow, nonceHigh, hash)
                 : ref entry;
         }
 
         /// <summary>Adds an entry; returns a ticket (generation epoch and position) to find it again.</summary>
         public long Add(ulong nonceLow, uint nonceHigh, ulong hash, int state, StoredTag tag)
         {
-            Generation generation = _generations[_current];
+            Generation generation = _newer;
             if (generation.IsFull)
             {
                 // The older generation is forgotten and takes the new entries.
-                _current ^= 1;
-                Generation older = _generations[_current];
+                Generation older = _older;
                 Count -= older.Live;
                 older.Reset(generation.Epoch + 1);
+                _older = generation;
+                _newer = older;
                 generation = older;
             }
 
@@ -419,18 +420,27 @@ internal sealed class NonceHistory
         }
 
         /// <summary>The entry a ticket names, or a null reference if its generation has been forgotten.</summary>
-        public ref Entry At(long ticket)
+        public ref Entry At(long ticket) => ref At(ticket, out _);
+
+        /// <summary>Gives back a pending reservation, if the ticket still names it.</summary>
+        public void Cancel(long ticket, ulong nonceLow, uint nonceHigh)
+        {
+            ref Entry entry = ref At(ticket, out Generation? generation);
+            if (!System.Runtime.CompilerServices.Unsafe.IsNullRef(ref entry) && entry.State == Pending && entry.NonceLow == nonceLow && entry.NonceHigh == nonceHigh)
+            {
+                entry.State = Empty;
+                generation!.Cancelled++;
+                Count--;
+            }
+        }
+
+        private ref Entry At(long ticket, out Generation? generation)
         {
             long epoch = ticket >> 32;
-            foreach (Generation generation in _generations)
-            {
-                if (generation.Epoch == epoch)
-                {
-                    return ref generation.At((int)ticket);
-                }
-            }
-
-            return ref System.Runtime.CompilerServices.Unsafe.NullRef<Entry>();
+            generation = _newer.Epoch == epoch ? _newer : _older.Epoch == epoch ? _older : null;
+            return ref generation is null
+                ? ref System.Runtime.CompilerServices.Unsafe.NullRef<Entry>()
+                : ref generation.At((int)ticket);
         }
     }
 
@@ -463,20 +473,11 @@ internal sealed class NonceHistory
 
         public bool IsFull => _count == _entries.Length;
 
-        /// <summary>Entries not cancelled.</summary>
-        public int Live
-        {
-            get
-            {
-                int live = 0;
-                for (int i = 0; i < _count; i++)
-                {
-                    live += _entries[i].State != Empty ? 1 : 0;
-                }
+        /// <summary>Reservations given back (<see cref="Table.Cancel"/>): their entries hold no nonce.</summary>
+        public int Cancelled { get; set; }
 
-                return live;
-            }
-        }
+        /// <summary>Entries not cancelled.</summary>
+        public int Live => _count - Cancelled;
 
         public long MemoryBytes => ((long)_entries.Length * System.Runtime.CompilerServices.Unsafe.SizeOf<Entry>()) + ((long)_index.Length * sizeof(uint));
 
@@ -536,6 +537,7 @@ internal sealed class NonceHistory
         {
             Array.Clear(_index);
             _count = 0;
+            Cancelled = 0;
             _freeSlot = -1;
             Epoch = epoch;
         }
