@@ -115,7 +115,7 @@ internal sealed class NonceHistory
         // nonce (every call's) mostly finds its first slot free in both generations. At two per
         // entry the probe's length varied enough that its end was a mispredicted branch in about
         // every generation probed, and those cost more than the rest of an insert together (issue
-        // 49: 31 -> 22 ns per insert in a loop, AMD EPYC family 25 model 17). The long-range table,
+        // 49: 31 -> 22 ns per insert in a Stopwatch loop, AMD EPYC family 25 model 17). The long-range table,
         // probed by one call in 2^bits, keeps two: memory, 1 MiB in all by default.
         _exact = new Table(options.WindowSize, slotsPerEntry: 4);
         if (options.DistinguishedPointCapacity > 0)
