@@ -106,6 +106,47 @@ public class DisposeRaceTests
         result.AssertClean("GuardedAesGcmSiv");
     }
 
+    // Issue 49: the guards no longer count calls in flight. GuardedAesGcm and GuardedChaCha20Poly1305
+    // check their disposed flag under the history lock every call holds, and Dispose disposes their
+    // AEAD under that lock; GuardedAesGcmSiv relies on AesGcmSiv's check after the call. Every kind,
+    // under Refuse (an identical repeat goes through the private buffer and is copied out) and
+    // Observe (encrypt, then record), each call checked against the answer computed beforehand.
+    public static IEnumerable<TestCaseData> GuardKindsAndPolicies() =>
+        from kind in Tests.NonceSafety.GuardKind.All()
+        from policy in new[] { NonceReusePolicy.Refuse, NonceReusePolicy.Observe }
+        select new TestCaseData(kind, policy);
+
+    [TestCaseSource(nameof(GuardKindsAndPolicies))]
+    public void DisposeRacingAnyGuardNeverReturnsOutputOfADisposedAead(Tests.NonceSafety.GuardKind kind, NonceReusePolicy policy)
+    {
+        byte[] key = kind.NewKey(), nonce = RandomNumberGenerator.GetBytes(12);
+        byte[] plaintext = RandomNumberGenerator.GetBytes(16);
+        byte[] expectedCiphertext = new byte[16], expectedTag = new byte[16];
+        kind.EncryptUnguarded(key, nonce, plaintext, expectedCiphertext, expectedTag);
+
+        var options = new NonceGuardOptions { Policy = policy, ShareHistory = false };
+        RaceResult result = Race(
+            () => kind.Create(key, options),
+            () =>
+            {
+                byte[] ciphertext = new byte[16], tag = new byte[16], opened = new byte[16];
+                return (guard, call) =>
+                {
+                    if ((call & 1) == 0)
+                    {
+                        guard.Encrypt(nonce, plaintext, ciphertext, tag);
+                        return ciphertext.AsSpan().SequenceEqual(expectedCiphertext) && tag.AsSpan().SequenceEqual(expectedTag);
+                    }
+
+                    guard.Decrypt(nonce, expectedCiphertext, expectedTag, opened);
+                    return opened.AsSpan().SequenceEqual(plaintext);
+                };
+            },
+            schedule: null);
+
+        result.AssertClean($"Guarded{kind}, {policy}");
+    }
+
     [Test]
     public void DisposeRacingAnAesGcmSivRecordCipherNeverUsesAWipedKey()
     {
