@@ -57,8 +57,8 @@ public abstract class GuardBenchmarks
 
     protected abstract void Dispose();
 
-    // The same fresh nonce sequence for both rows, so the only difference is the guard.
-    private byte[] NextNonce()
+    // The same fresh nonce sequence for every row, so the only difference is the guard.
+    protected byte[] NextNonce()
     {
         BinaryPrimitives.WriteUInt64LittleEndian(_nonce, ++_counter);
         return _nonce;
@@ -109,15 +109,22 @@ public class GuardChaCha20Poly1305Benchmarks : GuardBenchmarks
     }
 }
 
+// Guarded is the default policy (Observe); GuardedRefuse the strict mode, which reserves each nonce
+// before encrypting and publishes the tag after.
 public class GuardAesGcmSivBenchmarks : GuardBenchmarks
 {
     private AesGcmSiv _bare = null!;
     private GuardedAesGcmSiv _guarded = null!;
+    private GuardedAesGcmSiv _refusing = null!;
+
+    [Benchmark]
+    public void GuardedRefuse() => _refusing.Encrypt(NextNonce(), Plaintext, Ciphertext, Tag);
 
     protected override void Create(byte[] key)
     {
         _bare = new AesGcmSiv(key);
         _guarded = new GuardedAesGcmSiv(key);
+        _refusing = new GuardedAesGcmSiv(key, new NonceGuardOptions { Policy = NonceReusePolicy.Refuse, ShareHistory = false });
     }
 
     protected override void EncryptBare(ReadOnlySpan<byte> nonce) => _bare.Encrypt(nonce, Plaintext, Ciphertext, Tag);
@@ -128,6 +135,7 @@ public class GuardAesGcmSivBenchmarks : GuardBenchmarks
     {
         _bare.Dispose();
         _guarded.Dispose();
+        _refusing.Dispose();
     }
 }
 
@@ -143,8 +151,11 @@ public class GuardCostBenchmarks
     private readonly byte[] _tag = new byte[16];
     private readonly byte[] _plaintext = new byte[64];
     private readonly byte[] _ciphertext = new byte[64];
+    private readonly object _owner = new();
     private Cryptography.NonceSafety.NonceHistory _serial = null!;
     private Cryptography.NonceSafety.NonceHistory _twoPhase = null!;
+    private Cryptography.NonceSafety.NonceHistory _observed = null!;
+    private Cryptography.Internal.KeyLifetime _lifetime;
     private ulong _counter;
 
     [GlobalSetup]
@@ -152,20 +163,28 @@ public class GuardCostBenchmarks
     {
         _serial = new Cryptography.NonceSafety.NonceHistory(NonceGuardOptions.Default);
         _twoPhase = new Cryptography.NonceSafety.NonceHistory(NonceGuardOptions.Default);
+        _observed = new Cryptography.NonceSafety.NonceHistory(NonceGuardOptions.Default);
     }
 
     [Benchmark(Description = "one critical section (AesGcm, ChaCha20Poly1305)")]
     public void Serialised()
     {
         BinaryPrimitives.WriteUInt64LittleEndian(_nonce, ++_counter);
-        Cryptography.NonceSafety.NonceGuard.Encrypt(default(NullAead<Serial>), _serial, NonceReusePolicy.Refuse, _nonce, _plaintext, _ciphertext, _tag, default);
+        Cryptography.NonceSafety.NonceGuard.Encrypt(default(NullAead<Serial>), ref _lifetime, _owner, _serial, NonceReusePolicy.Refuse, _nonce, _plaintext, _ciphertext, _tag, default);
     }
 
-    [Benchmark(Description = "reserve, then publish (AesGcmSiv)")]
+    [Benchmark(Description = "reserve, then publish (AesGcmSiv, Refuse)")]
     public void TwoPhase()
     {
         BinaryPrimitives.WriteUInt64LittleEndian(_nonce, ++_counter);
-        Cryptography.NonceSafety.NonceGuard.Encrypt(default(NullAead<Parallel>), _twoPhase, NonceReusePolicy.Refuse, _nonce, _plaintext, _ciphertext, _tag, default);
+        Cryptography.NonceSafety.NonceGuard.Encrypt(default(NullAead<Parallel>), ref _lifetime, _owner, _twoPhase, NonceReusePolicy.Refuse, _nonce, _plaintext, _ciphertext, _tag, default);
+    }
+
+    [Benchmark(Description = "encrypt, then record (AesGcmSiv, Observe: its default)")]
+    public void Observed()
+    {
+        BinaryPrimitives.WriteUInt64LittleEndian(_nonce, ++_counter);
+        Cryptography.NonceSafety.NonceGuard.Encrypt(default(NullAead<Parallel>), ref _lifetime, _owner, _observed, NonceReusePolicy.Observe, _nonce, _plaintext, _ciphertext, _tag, default);
     }
 
     public interface IMode

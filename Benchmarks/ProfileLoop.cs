@@ -4,7 +4,10 @@
 //
 //   DOTNET_PerfMapEnabled=3 DOTNET_EnableWriteXorExecute=0 perf record -F 4999 -o /tmp/loop.data -- \
 //     dotnet Benchmarks/bin/Release/net10.0/Benchmarks.dll --profile-loop [--size 64] [--key-size 16] \
-//     [--decrypt] [--seconds 8]
+//     [--decrypt] [--seconds 8] [--guarded]
+//
+// --guarded encrypts through a GuardedAesGcmSiv (default options) with a fresh counter nonce per
+// call, as GuardBenchmarks does: where the guard's own time goes.
 //   perf report -i /tmp/loop.data --no-children --sort symbol
 //
 // DOTNET_PerfMapEnabled=3 makes the runtime write /tmp/perf-<pid>.map, which names the JIT's code for
@@ -28,6 +31,11 @@ internal static class ProfileLoop
         int keySize = int.Parse(Value("--key-size") ?? "16", CultureInfo.InvariantCulture);
         double seconds = double.Parse(Value("--seconds") ?? "8", CultureInfo.InvariantCulture);
         bool decrypt = args.Contains("--decrypt");
+        bool guarded = args.Contains("--guarded");
+        if (guarded)
+        {
+            return RunGuarded(size, keySize, seconds);
+        }
 
         byte[] nonce = new byte[12], plaintext = new byte[size], ciphertext = new byte[size], tag = new byte[16];
         using var aead = new AesGcmSiv(new byte[keySize]);
@@ -54,6 +62,26 @@ internal static class ProfileLoop
 
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"{(decrypt ? "decrypt" : "encrypt")} {size} B, AES-{keySize * 8}, {AesGcmSiv.ActiveBackend}: {clock.Elapsed.TotalNanoseconds / calls:F1} ns per call over {calls} calls"));
+        return 0;
+    }
+
+    private static int RunGuarded(int size, int keySize, double seconds)
+    {
+        byte[] nonce = new byte[12], plaintext = new byte[size], ciphertext = new byte[size], tag = new byte[16];
+        using var aead = new GuardedAesGcmSiv(new byte[keySize]);
+        ulong counter = 0;
+        var clock = Stopwatch.StartNew();
+        while (clock.Elapsed.TotalSeconds < seconds)
+        {
+            for (int i = 0; i < 10_000; i++)
+            {
+                System.Buffers.Binary.BinaryPrimitives.WriteUInt64LittleEndian(nonce, ++counter);
+                aead.Encrypt(nonce, plaintext, ciphertext, tag);
+            }
+        }
+
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"guarded encrypt {size} B, AES-{keySize * 8}, {AesGcmSiv.ActiveBackend}: {clock.Elapsed.TotalNanoseconds / counter:F1} ns per call over {counter} calls"));
         return 0;
     }
 }

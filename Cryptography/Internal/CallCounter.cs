@@ -9,9 +9,8 @@
 // leaves the state at exactly "disposed, no calls" (value 1) owns the wipe, which so happens once:
 // Close when nothing is in flight, otherwise the last call to leave. Uncontended, a call costs two
 // interlocked instructions on a field of its own instance and no allocation: about 20 cycles each
-// on Intel cores, which is why AesGcmSiv itself checks with KeyLifetime instead (issue 49). The
-// nonce guards keep this scheme: what they release (the wrapped AEAD, a shared nonce history) must
-// not go while a call uses it.
+// on Intel cores, which is why AesGcmSiv and the nonce guards check with KeyLifetime instead
+// (issue 49; NonceSafety/NonceGuard.cs says how a guard's call never uses a disposed AEAD).
 
 using System.Runtime.CompilerServices;
 using System.Threading;

@@ -16,11 +16,12 @@ namespace Cryptography;
 /// </summary>
 public abstract class GuardedAead : IDisposable
 {
+    // The wrapped AEAD's calls and the disposed flag. Disposal costs calls no lock-prefixed
+    // instruction (issue 49; NonceGuard.cs says how a call in flight never uses a disposed AEAD).
+    // Letting go of the history at once is harmless to a call still in flight: the history stays a
+    // valid object; only new guards of the key no longer find it in the registry, as after the last
+    // guard's Dispose, when everything it remembered is forgotten anyway.
     private readonly GuardedCalls _aead;
-
-    // Calls in flight and the disposed flag (Internal/CallCounter.cs): the wrapped AEAD is disposed
-    // and the history let go only once no call is using them.
-    private CallCounter _calls;
 
     private protected GuardedAead(GuardedCalls aead, ReadOnlySpan<byte> key, NonceGuardOptions? options, NonceReusePolicy defaultPolicy)
     {
@@ -35,7 +36,7 @@ public abstract class GuardedAead : IDisposable
         }
         catch
         {
-            aead.DisposeAead();
+            aead.DisposeAead(null);
             GC.SuppressFinalize(this);
             throw;
         }
@@ -46,13 +47,14 @@ public abstract class GuardedAead : IDisposable
     /// histories does not keep it for the life of the process; other guards of the key keep theirs.
     /// </summary>
     /// <remarks>
-    /// Only the history: the wrapped AEAD has a finalizer of its own. A call in flight keeps the
-    /// guard reachable (it touches the guard after the AEAD returns), so this never runs under one.
+    /// Only the history: the wrapped AEAD has a finalizer of its own. Should it run under a call in
+    /// flight (the guard unreachable while its history and AEAD are still in use), it only takes the
+    /// history out of the registry, which a call does not need.
     /// History is null when a constructor threw before setting it.
     /// </remarks>
     ~GuardedAead()
     {
-        if (History is { } history && _calls.Close())
+        if (History is { } history && _aead.Close())
         {
             NonceHistoryRegistry.Release(history);
         }
@@ -95,15 +97,7 @@ public abstract class GuardedAead : IDisposable
     /// <exception cref="ObjectDisposedException">The guard has been disposed.</exception>
     public void Encrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData = default)
     {
-        ObjectDisposedException.ThrowIf(!_calls.TryEnter(), this);
-        try
-        {
-            _aead.Encrypt(History, Policy, nonce, plaintext, ciphertext, tag, associatedData);
-        }
-        finally
-        {
-            ExitCall();
-        }
+        _aead.Encrypt(this, History, Policy, nonce, plaintext, ciphertext, tag, associatedData);
     }
 
     /// <inheritdoc cref="Decrypt(ReadOnlySpan{byte}, ReadOnlySpan{byte}, ReadOnlySpan{byte}, Span{byte}, ReadOnlySpan{byte})"/>
@@ -129,43 +123,25 @@ public abstract class GuardedAead : IDisposable
     /// <exception cref="ObjectDisposedException">The guard has been disposed.</exception>
     public void Decrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData = default)
     {
-        ObjectDisposedException.ThrowIf(!_calls.TryEnter(), this);
-        try
-        {
-            _aead.Decrypt(History, Policy, CheckDecrypt, nonce, ciphertext, tag, plaintext, associatedData);
-        }
-        finally
-        {
-            ExitCall();
-        }
+        _aead.Decrypt(this, History, Policy, CheckDecrypt, nonce, ciphertext, tag, plaintext, associatedData);
     }
 
     /// <summary>
-    /// Disposes the wrapped AEAD and lets go of the nonce history (the last guard of a key drops it),
-    /// at once or, if calls are in flight on other threads, as the last of them returns. Calls that
-    /// start later throw <see cref="ObjectDisposedException"/>.
+    /// Disposes the wrapped AEAD and lets go of the nonce history (the last guard of a key drops it).
+    /// Calls that start later throw <see cref="ObjectDisposedException"/>. Calls in flight on other
+    /// threads either finish with the real key or throw <see cref="ObjectDisposedException"/>: a call
+    /// that returns never used a disposed key. <see cref="GuardedAesGcm"/> and
+    /// <see cref="GuardedChaCha20Poly1305"/> wait for a call in flight under the key to finish;
+    /// <see cref="GuardedAesGcmSiv"/> returns at once, and a call it overtakes zeroes its outputs.
     /// </summary>
     public void Dispose()
     {
-        if (_calls.Close())
+        if (_aead.Close())
         {
-            Release();
+            _aead.DisposeAead(History);
+            NonceHistoryRegistry.Release(History);
         }
 
         GC.SuppressFinalize(this);
-    }
-
-    private void ExitCall()
-    {
-        if (_calls.Exit())
-        {
-            Release();
-        }
-    }
-
-    private void Release()
-    {
-        _aead.DisposeAead();
-        NonceHistoryRegistry.Release(History);
     }
 }

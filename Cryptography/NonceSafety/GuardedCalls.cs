@@ -4,12 +4,17 @@
 // constructors and an adapter, nothing else.
 
 using System;
+using Cryptography.Internal;
 
 namespace Cryptography.NonceSafety;
 
 /// <summary>Encrypt and Decrypt of one wrapped AEAD through <see cref="NonceGuard"/>, and its disposal.</summary>
 internal abstract class GuardedCalls
 {
+    // The guard's disposed flag (Internal/KeyLifetime.cs): NonceGuard checks it (under the history's
+    // lock on the serialised path) and Dispose sets it; no per-call count (see NonceGuard.cs).
+    private protected KeyLifetime _lifetime;
+
     public abstract string Name { get; }
 
     /// <summary>Wraps <paramref name="aead"/>; <paramref name="owned"/> is what disposing releases.</summary>
@@ -17,11 +22,20 @@ internal abstract class GuardedCalls
         where TAead : struct, IGuardedAead
         => new Typed<TAead>(aead, owned);
 
-    public abstract void Encrypt(NonceHistory history, NonceReusePolicy policy, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData);
+    /// <summary>Marks the guard disposed; true for the first call, which must then <see cref="DisposeAead"/>.</summary>
+    public bool Close() => _lifetime.Close();
 
-    public abstract void Decrypt(NonceHistory history, NonceReusePolicy policy, bool check, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData);
+    public abstract void Encrypt(object owner, NonceHistory history, NonceReusePolicy policy, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData);
 
-    public abstract void DisposeAead();
+    public abstract void Decrypt(object owner, NonceHistory history, NonceReusePolicy policy, bool check, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData);
+
+    /// <summary>
+    /// Disposes the wrapped AEAD: for a serialised one under <paramref name="history"/>'s lock, which
+    /// every call holds while it uses the AEAD (so none is in flight); a concurrent one at once (it
+    /// keeps a wiped key from calls in flight by itself). <paramref name="history"/> is null when a
+    /// constructor failed before any call could start.
+    /// </summary>
+    public abstract void DisposeAead(NonceHistory? history);
 
     private sealed class Typed<TAead> : GuardedCalls
         where TAead : struct, IGuardedAead
@@ -43,12 +57,24 @@ internal abstract class GuardedCalls
 
         public override string Name => default(TAead).Name;
 
-        public override void Encrypt(NonceHistory history, NonceReusePolicy policy, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
-            => NonceGuard.Encrypt(_aead, history, policy, nonce, plaintext, ciphertext, tag, associatedData);
+        public override void Encrypt(object owner, NonceHistory history, NonceReusePolicy policy, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
+            => NonceGuard.Encrypt(_aead, ref _lifetime, owner, history, policy, nonce, plaintext, ciphertext, tag, associatedData);
 
-        public override void Decrypt(NonceHistory history, NonceReusePolicy policy, bool check, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData)
-            => NonceGuard.Decrypt(_aead, history, policy, check, nonce, ciphertext, tag, plaintext, associatedData);
+        public override void Decrypt(object owner, NonceHistory history, NonceReusePolicy policy, bool check, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData)
+            => NonceGuard.Decrypt(_aead, ref _lifetime, owner, history, policy, check, nonce, ciphertext, tag, plaintext, associatedData);
 
-        public override void DisposeAead() => _owned.Dispose();
+        public override void DisposeAead(NonceHistory? history)
+        {
+            if (default(TAead).Concurrent || history is null)
+            {
+                _owned.Dispose();
+                return;
+            }
+
+            lock (history.SyncRoot)
+            {
+                _owned.Dispose();
+            }
+        }
     }
 }

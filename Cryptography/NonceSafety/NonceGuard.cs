@@ -6,7 +6,19 @@
 // caller's buffers, record the tag. Nothing else is hashed or copied. For AEADs that must not run
 // concurrently anyway (.NET's AesGcm, ChaCha20Poly1305) that is one critical section; for
 // AesGcmSiv, which does run concurrently, the nonce is reserved first and the tag published
-// after, so encryptions under one key proceed in parallel.
+// after, so encryptions under one key proceed in parallel. Under Observe (GuardedAesGcmSiv's
+// default) nothing is refused, so there is nothing to reserve: the AEAD encrypts first and one
+// short section records the tag or, for a repeat, compares it with the earlier one; a concurrent
+// call with the same nonce is counted exactly as after a reservation (whichever records second
+// compares with the first's tag).
+//
+// Disposal (issue 49: no lock-prefixed instruction of its own per call). The guard's disposed
+// flag is Internal/KeyLifetime.cs. A serialised guard checks it under the history's lock, and
+// Dispose disposes the AEAD under that lock, so a call either runs to its end on a live AEAD or
+// throws ObjectDisposedException. A concurrent AEAD (AesGcmSiv) keeps Dispose from reaching a call
+// in flight by itself (its own KeyLifetime: a call Dispose overtakes zeroes its outputs and throws
+// ObjectDisposedException), so the guard checks the flag once, before it touches the history, and
+// a reservation whose encryption threw is given back as before.
 // Encrypt, a repeat: under Refuse, encrypt into a private buffer and compare its tag with the one
 // the earlier message got. Equal tags mean the same (nonce, associated data, plaintext): the
 // result is copied out. Different tags: the private buffer is wiped and NonceReuseException is
@@ -28,10 +40,12 @@
 
 using System;
 using System.Buffers;
+using System.Buffers.Binary;
 using System.Globalization;
 using System.Runtime.CompilerServices;
 using System.Security.Cryptography;
 using System.Threading;
+using Cryptography.Internal;
 
 namespace Cryptography.NonceSafety;
 
@@ -51,7 +65,9 @@ internal interface IGuardedAead
     /// Whether the AEAD may be called from many threads at once. .NET's AesGcm and
     /// ChaCha20Poly1305 may not (one native cipher context per instance), so their guards run
     /// each whole call under the history's lock, which also spares them a second lock
-    /// acquisition and the pending state of the two-phase path.
+    /// acquisition and the pending state of the two-phase path. A concurrent AEAD must also be safe
+    /// to dispose under calls in flight (a call that returns never used a disposed key), as
+    /// AesGcmSiv is: the guard disposes it at once and does not count calls.
     /// </summary>
     bool Concurrent { get; }
 
@@ -71,7 +87,7 @@ internal interface IGuardedAead
 internal static class NonceGuard
 {
     [SkipLocalsInit]
-    public static void Encrypt<TAead>(TAead aead, NonceHistory history, NonceReusePolicy policy, ReadOnlySpan<byte> callersNonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
+    public static void Encrypt<TAead>(TAead aead, ref KeyLifetime lifetime, object owner, NonceHistory history, NonceReusePolicy policy, ReadOnlySpan<byte> callersNonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
         where TAead : struct, IGuardedAead
     {
         if (callersNonce.Length != default(TAead).NonceSize)
@@ -79,9 +95,13 @@ internal static class NonceGuard
             throw new ArgumentException(Internal.Messages.InvalidNonceSize, "nonce");
         }
 
-        // One read of the caller's buffer: the history checks exactly the nonce the AEAD uses.
-        Span<byte> nonce = stackalloc byte[default(TAead).NonceSize];
-        callersNonce.CopyTo(nonce);
+        // One read of the caller's buffer: the history checks exactly the nonce the AEAD uses. (Two
+        // loads and two stores, where a copy of a length the JIT cannot see is a call to Memmove.)
+        ulong low = NonceHistory.NonceLow(callersNonce);
+        uint high = NonceHistory.NonceHigh(callersNonce);
+        Span<byte> nonce = stackalloc byte[NonceHistory.NonceSize];
+        BinaryPrimitives.WriteUInt64LittleEndian(nonce, low);
+        BinaryPrimitives.WriteUInt32LittleEndian(nonce[8..], high);
 
         // Checked here because a repeat encrypts into a private buffer of the plaintext's length
         // first; the wrapped AEAD checks everything else.
@@ -90,13 +110,12 @@ internal static class NonceGuard
             throw new ArgumentException(Internal.Messages.PlaintextCiphertextLengthMismatch, nameof(ciphertext));
         }
 
-        ulong low = NonceHistory.NonceLow(nonce);
-        uint high = NonceHistory.NonceHigh(nonce);
+        ulong hash = history.Hash(low, high);
         if (!default(TAead).Concurrent)
         {
-            ulong hash = history.Hash(low, high);
             lock (history.SyncRoot)
             {
+                ObjectDisposedException.ThrowIf(lifetime.IsClosed, owner);
                 NonceLookup known = history.FindLocked(low, high, hash, out StoredTag earlier);
                 if (known == NonceLookup.New)
                 {
@@ -112,11 +131,50 @@ internal static class NonceGuard
             return;
         }
 
+        ObjectDisposedException.ThrowIf(lifetime.IsClosed, owner);
+        if (policy == NonceReusePolicy.Observe)
+        {
+            // Nothing to refuse: encrypt (the AEAD checks the buffers), then record or compare.
+            aead.Encrypt(nonce, plaintext, ciphertext, tag, associatedData);
+            NonceLookup recorded = history.Observe(low, high, hash, tag, out StoredTag earlier);
+            if (recorded != NonceLookup.New)
+            {
+                ObservedRepeat(history, recorded, earlier, low, high, hash, tag);
+            }
+
+            return;
+        }
+
+        EncryptReserving(aead, history, policy, low, high, hash, nonce, plaintext, ciphertext, tag, associatedData);
+    }
+
+    // Observe, a nonce known already (or reserved by a guard of the same key under another policy,
+    // whose tag decides): count it as identical or distinct.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void ObservedRepeat(NonceHistory history, NonceLookup recorded, StoredTag earlier, ulong low, uint high, ulong hash, ReadOnlySpan<byte> tag)
+    {
+        var spinner = default(SpinWait);
+        while (recorded == NonceLookup.Pending)
+        {
+            spinner.SpinOnce();
+            recorded = history.Observe(low, high, hash, tag, out earlier);
+        }
+
+        if (recorded != NonceLookup.New)
+        {
+            history.CountRepeat(earlier.Matches(tag));
+        }
+    }
+
+    // A concurrent AEAD under Refuse or RefuseAll: reserve the nonce, encrypt, publish the tag.
+    private static void EncryptReserving<TAead>(TAead aead, NonceHistory history, NonceReusePolicy policy, ulong low, uint high, ulong hash, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
+        where TAead : struct, IGuardedAead
+    {
         default(TAead).CheckEncryptBuffers(plaintext, ciphertext, tag);
         var spinner = default(SpinWait);
         while (true)
         {
-            NonceLookup found = history.Reserve(low, high, out long slot, out StoredTag seen);
+            NonceLookup found = history.Reserve(low, high, hash, out long slot, out StoredTag seen);
             switch (found)
             {
                 case NonceLookup.New:
@@ -130,7 +188,7 @@ internal static class NonceGuard
                         throw;
                     }
 
-                    history.Publish(slot, low, high, tag);
+                    history.Publish(slot, low, high, hash, tag);
                     return;
 
                 case NonceLookup.Pending:
@@ -146,7 +204,7 @@ internal static class NonceGuard
     }
 
     [SkipLocalsInit]
-    public static void Decrypt<TAead>(TAead aead, NonceHistory history, NonceReusePolicy policy, bool check, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData)
+    public static void Decrypt<TAead>(TAead aead, ref KeyLifetime lifetime, object owner, NonceHistory history, NonceReusePolicy policy, bool check, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData)
         where TAead : struct, IGuardedAead
     {
         if (check)
@@ -164,32 +222,34 @@ internal static class NonceGuard
             if (tag.Length <= default(TAead).MaxTagSize)
             {
                 tag.CopyTo(tagCopy);
-                DecryptLocking(aead, history, policy, check, nonceCopy, ciphertext, tagCopy[..tag.Length], plaintext, associatedData);
+                DecryptLocking(aead, ref lifetime, owner, history, policy, check, nonceCopy, ciphertext, tagCopy[..tag.Length], plaintext, associatedData);
             }
             else
             {
-                DecryptLocking(aead, history, policy, check, nonceCopy, ciphertext, tag, plaintext, associatedData);
+                DecryptLocking(aead, ref lifetime, owner, history, policy, check, nonceCopy, ciphertext, tag, plaintext, associatedData);
             }
 
             return;
         }
 
-        DecryptLocking(aead, history, policy, check, nonce, ciphertext, tag, plaintext, associatedData);
+        DecryptLocking(aead, ref lifetime, owner, history, policy, check, nonce, ciphertext, tag, plaintext, associatedData);
     }
 
-    private static void DecryptLocking<TAead>(TAead aead, NonceHistory history, NonceReusePolicy policy, bool check, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData)
+    private static void DecryptLocking<TAead>(TAead aead, ref KeyLifetime lifetime, object owner, NonceHistory history, NonceReusePolicy policy, bool check, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData)
         where TAead : struct, IGuardedAead
     {
         if (!default(TAead).Concurrent)
         {
             lock (history.SyncRoot)
             {
+                ObjectDisposedException.ThrowIf(lifetime.IsClosed, owner);
                 DecryptAndCheck(aead, history, policy, check, nonce, ciphertext, tag, plaintext, associatedData);
             }
 
             return;
         }
 
+        ObjectDisposedException.ThrowIf(lifetime.IsClosed, owner);
         DecryptAndCheck(aead, history, policy, check, nonce, ciphertext, tag, plaintext, associatedData);
     }
 
@@ -205,13 +265,13 @@ internal static class NonceGuard
         // Only an authentic message is recorded: a forgery must not be able to fill the history.
         ulong low = NonceHistory.NonceLow(nonce);
         uint high = NonceHistory.NonceHigh(nonce);
+        ulong hash = history.Hash(low, high);
         var spinner = default(SpinWait);
         NonceLookup found;
         StoredTag seen;
         if (!default(TAead).Concurrent)
         {
             // The caller holds the lock: no call can be in flight, so nothing is pending.
-            ulong hash = history.Hash(low, high);
             found = history.FindLocked(low, high, hash, out seen);
             if (found == NonceLookup.New)
             {
@@ -220,7 +280,7 @@ internal static class NonceGuard
         }
         else
         {
-            while ((found = history.Observe(low, high, tag, out seen)) == NonceLookup.Pending)
+            while ((found = history.Observe(low, high, hash, tag, out seen)) == NonceLookup.Pending)
             {
                 spinner.SpinOnce();
             }

@@ -40,7 +40,7 @@ public sealed class NonceGuardOptions
     /// How many of the most recent nonces are always remembered exactly: a repeat within this
     /// many encryptions (and checked decryptions) is always caught, and one up to twice as far
     /// back often is (the window is two generations of this size; the older is forgotten when the
-    /// newer fills). Default 4096; the window takes 80 bytes per nonce of this size (320 KiB).
+    /// newer fills). Default 4096; the window takes 96 bytes per nonce of this size (384 KiB).
     /// </summary>
     public int WindowSize { get; init; } = 4096;
 

@@ -1,5 +1,5 @@
 // Guards that are never disposed (issue 17, finding 5): the process-wide registry of shared
-// histories must not keep their histories (about 0.9 MiB each with the default options) once the
+// histories must not keep their histories (about 1 MiB each with the default options) once the
 // guards are collected, and a collected guard must not take a history away from a guard of the
 // same key that is still alive.
 
