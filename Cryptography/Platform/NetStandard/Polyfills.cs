@@ -314,18 +314,23 @@ namespace System.Security.Cryptography
         [MethodImpl(MethodImplOptions.NoInlining)]
         private static void Clear(ref byte start, int length)
         {
-            int i = 0;
             if (length >= CopyFrom)
             {
+                // Counted down, not up to length: an offset stepping past int.MaxValue cannot wrap here.
                 ref byte zeros = ref Zeros[0];
-                for (; i < length; i += Zeros.Length)
+                ref byte at = ref start;
+                for (int remaining = length; remaining > 0;)
                 {
-                    Unsafe.CopyBlockUnaligned(ref Unsafe.Add(ref start, i), ref zeros, (uint)Math.Min(Zeros.Length, length - i));
+                    int chunk = Math.Min(Zeros.Length, remaining);
+                    Unsafe.CopyBlockUnaligned(ref at, ref zeros, (uint)chunk);
+                    at = ref Unsafe.Add(ref at, chunk);
+                    remaining -= chunk;
                 }
 
                 return;
             }
 
+            int i = 0;
             for (; i + 32 <= length; i += 32)
             {
                 Unsafe.WriteUnaligned(ref Unsafe.Add(ref start, i), 0UL);
