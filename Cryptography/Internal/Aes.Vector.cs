@@ -55,8 +55,14 @@ internal readonly struct AesVector<TIsa> : IAes
 
     public bool EncryptsBlockInRegisters => true;
 
+    // Interface members are instance members (netstandard2.0 has no static abstract members); the
+    // forwarder inlines, so GcmSiv calls the static body as it did before, without passing an empty
+    // struct's `this` (a stack store and a register per call: issue 48's before/after run saw it).
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output) => EncryptBlocksCore(in schedule, rounds, input, output);
+
     [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
-    public void EncryptBlocks(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output)
+    private static void EncryptBlocksCore(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> input, Span<byte> output)
     {
         ref byte source = ref MemoryMarshal.GetReference(input);
         ref byte destination = ref MemoryMarshal.GetReference(output);
@@ -88,7 +94,7 @@ internal readonly struct AesVector<TIsa> : IAes
 
         for (; offset < length; offset += BlockSize)
         {
-            EncryptBlock(in schedule, rounds, Vector128.LoadUnsafe(ref source, offset)).StoreUnsafe(ref destination, offset);
+            default(AesVector<TIsa>).EncryptBlock(in schedule, rounds, Vector128.LoadUnsafe(ref source, offset)).StoreUnsafe(ref destination, offset);
         }
     }
 
@@ -234,13 +240,16 @@ internal readonly struct AesVector<TIsa> : IAes
         (TIsa.Final(TIsa.Penultimate(b7, k), last) ^ Vector128.LoadUnsafe(ref input, 112)).StoreUnsafe(ref output, 112);
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output) => Ctr32Core(in schedule, rounds, counterBlock, input, output);
+
     /// <summary>
     /// CTR32 over any length: batches of 8 blocks, then 4, so that a short message's blocks are also
     /// encrypted side by side, then the last 1 to 63 bytes through a buffer (<see cref="Tail"/>), so
     /// nothing past the spans is read or written.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public void Ctr32(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
+    private static void Ctr32Core(in AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> counterBlock, ReadOnlySpan<byte> input, Span<byte> output)
     {
         ref byte source = ref MemoryMarshal.GetReference(input);
         ref byte destination = ref MemoryMarshal.GetReference(output);

@@ -48,6 +48,12 @@ internal readonly struct PolyvalClmul<TClmul> : IPolyval
 {
     public bool IsSupported => TClmul.IsSupported;
 
+    // Interface members are instance members (netstandard2.0 has no static abstract members); the
+    // forwarder inlines, so GcmSiv calls the static body as it did before, without passing an empty
+    // struct's `this` (a stack store and a register per call: issue 48's before/after run saw it).
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key) => InitCore(h, blockCount, ref key);
+
     /// <summary>
     /// Stores H, and with more than one power H^1..H^n (n from <see cref="PolyvalKeyLayout.PowersFor"/>).
     /// H^e is H^(e - p) * H^p with p the largest power of two below e, so the products form a tree
@@ -55,7 +61,7 @@ internal readonly struct PolyvalClmul<TClmul> : IPolyval
     /// the rest overlapping.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
-    public void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
+    private static void InitCore(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
     {
         ref Vector128<ulong> table = ref PolyvalKeyLayout.Table(in key);
         int powers = PolyvalKeyLayout.PowersFor(blockCount);
@@ -81,9 +87,15 @@ internal readonly struct PolyvalClmul<TClmul> : IPolyval
     /// <summary>Init writes entries 16 - n .. 32 (n powers, their halves, the count): everything before is untouched.</summary>
     public int UnusedKeyPrefixBytes(int blockCount) => PolyvalKeyLayout.UnusedPrefixBytes(blockCount);
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks) => UpdateCore(in key, accumulator, blocks);
+
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks) =>
-        Update(in key, accumulator, blocks, []);
+    private static void UpdateCore(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks) =>
+        UpdateCore(in key, accumulator, blocks, []);
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last) => UpdateCore(in key, accumulator, blocks, last);
 
     /// <summary>
     /// <paramref name="blocks"/> then <paramref name="last"/> as one sequence. Without precomputed
@@ -91,7 +103,7 @@ internal readonly struct PolyvalClmul<TClmul> : IPolyval
     /// together; otherwise each part through <see cref="UpdateBlocks"/>.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last)
+    private static void UpdateCore(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last)
     {
         ref Vector128<ulong> table = ref PolyvalKeyLayout.Table(in key);
         Vector128<ulong> acc = Vector128.Create<byte>(accumulator).AsUInt64();

@@ -17,6 +17,12 @@ internal readonly struct PolyvalVpclmulqdq : IPolyval
 {
     public bool IsSupported => Pclmulqdq.V256.IsSupported && Avx2.IsSupported && Pclmul.IsSupported;
 
+    // Interface members are instance members (netstandard2.0 has no static abstract members); the
+    // forwarder inlines, so GcmSiv calls the static body as it did before, without passing an empty
+    // struct's `this` (a stack store and a register per call: issue 48's before/after run saw it).
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key) => InitCore(h, blockCount, ref key);
+
     /// <summary>
     /// The powers of H two at a time: the table's 256-bit pairs hold (H^(2k), H^(2k-1)), and each
     /// pair from H^3 on is one 256-bit product of a power of H by a pair already made, so 16 powers
@@ -24,7 +30,7 @@ internal readonly struct PolyvalVpclmulqdq : IPolyval
     /// tree of depth 4. A message of a few hundred bytes pays for this set-up in full, so it counts.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
-    public void Init(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
+    private static void InitCore(ReadOnlySpan<byte> h, int blockCount, ref PolyvalKey key)
     {
         int powers = PolyvalKeyLayout.PowersFor(blockCount);
         if (powers == 1)
@@ -84,8 +90,11 @@ internal readonly struct PolyvalVpclmulqdq : IPolyval
 
     public int UnusedKeyPrefixBytes(int blockCount) => PolyvalKeyLayout.UnusedPrefixBytes(blockCount);
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks) => UpdateCore(in key, accumulator, blocks);
+
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
+    private static void UpdateCore(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks)
     {
         int powerCount = PolyvalKeyLayout.PowerCount(in key);
         int wide = powerCount >= 8 ? blocks.Length & ~127 : 0;
@@ -117,12 +126,15 @@ internal readonly struct PolyvalVpclmulqdq : IPolyval
         }
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last) => UpdateCore(in key, accumulator, blocks, last);
+
     /// <summary>
     /// Without powers (under 8 blocks) the 128-bit body takes both parts as one short sequence;
     /// with them, each part goes through the wide groups.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public void Update(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last)
+    private static void UpdateCore(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> blocks, ReadOnlySpan<byte> last)
     {
         if (PolyvalKeyLayout.PowerCount(in key) == 1)
         {
@@ -130,8 +142,8 @@ internal readonly struct PolyvalVpclmulqdq : IPolyval
             return;
         }
 
-        Update(in key, accumulator, blocks);
-        Update(in key, accumulator, last);
+        UpdateCore(in key, accumulator, blocks);
+        UpdateCore(in key, accumulator, last);
     }
 
     /// <summary>
