@@ -702,7 +702,11 @@ internal readonly struct AesPortableFlat : IAes
     }
 
     /// <summary>
-    /// SubBytes on the eight planes: the Boyar-Peralta circuit (AesPortable.Sbox); x0 is plane 7. Its own
+    /// SubBytes on the eight planes, the S-box of both bitsliced backends (AesPortable.Sbox calls it): the
+    /// Boyar-Peralta circuit (eprint 2009/191): a top linear layer (23 XORs), a non-linear core for
+    /// GF(2^8) inversion through subfields (32 ANDs, 30 XORs) and a bottom linear layer (30 XOR/XNOR) that
+    /// also applies the affine map; its constant 0x63 is the four XNORs, written "^ ~". The paper numbers
+    /// bits from the most significant: x0 is bit 7 (plane 7), s0 likewise. Its own
     /// inlined method, not written out in the round loop, for Mono's JIT: it zero-initialises every local
     /// whatever the IL says, at the start of the method or, for an inlined one, at the call, and keeps a
     /// local in a register only when that and all its uses are in one basic block. Written out in the
@@ -711,7 +715,7 @@ internal readonly struct AesPortableFlat : IAes
     /// took about two thirds of the time). The interpreter inlines it too (AggressiveInlining).
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void SubBytes(ref ulong a0, ref ulong a1, ref ulong a2, ref ulong a3, ref ulong a4, ref ulong a5, ref ulong a6, ref ulong a7)
+    internal static void SubBytes(ref ulong a0, ref ulong a1, ref ulong a2, ref ulong a3, ref ulong a4, ref ulong a5, ref ulong a6, ref ulong a7)
     {
         ulong x0 = a7, x1 = a6, x2 = a5, x3 = a4;
         ulong x4 = a3, x5 = a2, x6 = a1, x7 = a0;
