@@ -118,7 +118,7 @@ def short_cpu(info):
 
 def ours(rows, info=None):
     """(operation, size) -> AesGcmSiv's row: the backend the runtime chose (info's aesgcmsiv_backend)
-    where a run also measured another (the browser's Portable row), else the fastest."""
+    where a run also measured another (a browser run given impl=AesGcmSiv/<backend>), else the fastest."""
     chosen = f"AesGcmSiv ({info['aesgcmsiv_backend']})" if info and "aesgcmsiv_backend" in info else None
     result = {}
     for r in rows:
