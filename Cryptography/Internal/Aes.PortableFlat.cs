@@ -158,7 +158,7 @@ internal readonly struct AesPortableFlat : IAes
         // byte k's low nibble is bit p of q0's byte k, four times, and its high nibble bit p of q4's;
         // so the compressed words are q0's and q4's low nibbles (comp0) and high nibbles (comp1), side
         // by side in each byte. Five operations instead of a transposition of eight words per round
-        // key (PortableTests checks the AES against the platform's and the tail of the schedule).
+        // key (PortableTests checks the whole schedule against FIPS-197 bitsliced and rotated there).
         InterleaveIn(w0, w1, w2, w3, out ulong q0, out ulong q4);
         ulong comp0 = (q0 & 0x0F0F0F0F0F0F0F0FUL) | ((q4 & 0x0F0F0F0F0F0F0F0FUL) << 4);
         ulong comp1 = ((q0 >> 4) & 0x0F0F0F0F0F0F0F0FUL) | (q4 & 0xF0F0F0F0F0F0F0F0UL);
