@@ -10,8 +10,11 @@ namespace Cryptography;
 public enum AesGcmSivBackend
 {
     /// <summary>
-    /// Scalar C#, constant-time: a bitsliced AES and a carry-less multiply built from masked
-    /// integer multiplies. Runs everywhere, including with <c>DOTNET_EnableHWIntrinsic=0</c>.
+    /// Scalar C#, constant-time: a fixsliced AES (bitsliced: four blocks in eight 64-bit words; no
+    /// ShiftRows in the rounds, the round keys stored to match) and a carry-less multiply built from masked integer
+    /// multiplies. Runs everywhere, including with <c>DOTNET_EnableHWIntrinsic=0</c>. Chosen where no
+    /// faster backend is supported: .NET without usable SIMD or AES instructions, the browser
+    /// (docs/blazor.md), and the netstandard2.0 build (.NET Framework, Mono, Unity; docs/platforms.md).
     /// </summary>
     Portable = 0,
 
@@ -23,15 +26,6 @@ public enum AesGcmSivBackend
 
     /// <summary>ARM64 AES instructions (AESE/AESMC) and PMULL for POLYVAL.</summary>
     Arm64 = 3,
-
-    /// <summary>
-    /// The <see cref="Portable"/> algorithm (same bitsliced AES, same POLYVAL, same bytes) with its AES
-    /// written for the .NET WebAssembly interpreter: state in locals, every step inlined into one
-    /// method per group. Available and chosen in the browser (docs/blazor.md) and in the netstandard2.0
-    /// build (.NET Framework, Mono, Unity), where Mono's JIT runs it 2.3-3x faster than Portable
-    /// (docs/platforms.md).
-    /// </summary>
-    PortableFlat = 4,
 
     /// <summary>
     /// Constant-time software on 128-bit SIMD, for a JIT with vector instructions but no AES

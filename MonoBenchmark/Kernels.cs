@@ -1,18 +1,18 @@
-// `mono Benchmarks.exe kernels`: does a bitsliced AES over System.Numerics.Vector<T> beat PortableFlat
+// `mono Benchmarks.exe kernels`: does a bitsliced AES over System.Numerics.Vector<T> beat Portable
 // under Mono? (issue 48). netstandard2.0's Vector<T> has bitwise operators but no shifts and no
 // shuffles, so the only shape that needs neither inside the rounds is "full" bitslicing: one
 // Vector<uint> per bit of the 128-bit AES state, each lane bit a different block, 32 * Vector<uint>.Count
 // blocks per pass (128 with 16-byte vectors). ShiftRows is then a renaming of slices, MixColumns and
-// AddRoundKey are XORs, SubBytes is the Boyar-Peralta circuit (PortableFlat's) on 8 slices per byte.
+// AddRoundKey are XORs, SubBytes is the Boyar-Peralta circuit (Portable's) on 8 slices per byte.
 // The cost is moving blocks in and out of that form (32x32 bit transposes with scalar shifts; for CTR
 // only the counter word varies between blocks, the other 96 bits are all-ones/all-zeros slices) and
 // round keys as all-ones/all-zeros masks.
 //
 // Printed, per AES-256 block, in the thread's CPU time (best of 5 rounds of about 0.1 s):
 //   * raw XOR throughput over 64 KiB, Vector<uint> against ulong (does Mono emit SSE for Vector<T>?);
-//   * PortableFlat's CTR over 64 KiB (the backend the netstandard2.0 build ships);
+//   * Portable's CTR over 64 KiB (the backend the netstandard2.0 build ships);
 //   * the Vector<T> CTR kernel below over 64 KiB: counter slices in, 14 rounds, transposition out,
-//     keystream XOR, checked byte for byte against PortableFlat first;
+//     keystream XOR, checked byte for byte against Portable first;
 //   * its parts alone: the rounds of one pass, the transposition of one pass; the round keys' masks
 //     (per message key); both CTRs again at 2 and 4 KiB (one and two passes).
 // A measurement, not a backend: nothing here is constant-time reviewed or wipes its state. A backend
@@ -58,7 +58,7 @@ internal static class Kernels
         Ctr32(roundKeys, counterBlock, input, vectorOut, state, scratch, words);
         if (!flatOut.SequenceEqual(vectorOut))
         {
-            Console.Error.WriteLine("the Vector<T> kernel and PortableFlat disagree");
+            Console.Error.WriteLine("the Vector<T> kernel and Portable disagree");
             return 1;
         }
 
@@ -69,7 +69,7 @@ internal static class Kernels
         Console.WriteLine("| --- | ---: |");
         Row("XOR of 16 bytes, ulong", Time(() => XorScalar(scalarData)) * 1000 / blocks);
         Row("XOR of 16 bytes, Vector<uint>", Time(() => XorVector(vectorData)) * 1000 / blocks);
-        Row("PortableFlat CTR, 64 KiB", Time(() => default(AesPortableFlat).Ctr32(in schedule, 14, counterBlock, input, flatOut)) * 1000 / blocks);
+        Row("Portable CTR, 64 KiB", Time(() => default(AesPortableFlat).Ctr32(in schedule, 14, counterBlock, input, flatOut)) * 1000 / blocks);
         Row("Vector<uint> full-bitsliced CTR, 64 KiB", Time(() => Ctr32(roundKeys, counterBlock, input, vectorOut, state, scratch, words)) * 1000 / blocks);
         Row("  of which: the 14 rounds of one pass", Time(() => Rounds(roundKeys, state, scratch)) * 1000 / PassBlocks);
         Row("  of which: transposition out of one pass", Time(() => SlicesOut(state, words)) * 1000 / PassBlocks);
@@ -84,7 +84,7 @@ internal static class Kernels
         foreach (int n in new[] { 2048, 4096 })
         {
             byte[] inN = input.Take(n).ToArray(), outN = new byte[n];
-            Row($"PortableFlat CTR, {n} B", Time(() => default(AesPortableFlat).Ctr32(in schedule, 14, counterBlock, inN, outN)) * 1000 / (n / 16));
+            Row($"Portable CTR, {n} B", Time(() => default(AesPortableFlat).Ctr32(in schedule, 14, counterBlock, inN, outN)) * 1000 / (n / 16));
             Row($"Vector<uint> full-bitsliced CTR (masks built beforehand), {n} B", Time(() => Ctr32(roundKeys, counterBlock, inN, outN, state, scratch, words)) * 1000 / (n / 16));
         }
 

@@ -1,5 +1,5 @@
-// AES-GCM-SIV under Mono: the netstandard2.0 build's two software backends (PortableFlat, the one
-// chosen there, and Portable) and BouncyCastle 2.7.0's GcmSivBlockCipher, encryption and decryption at
+// AES-GCM-SIV under Mono: the netstandard2.0 build's backend (Portable, its only one) and
+// BouncyCastle 2.7.0's GcmSivBlockCipher, encryption and decryption at
 // 64 B, 1350 B, 8 KiB and 64 KiB, in one process, in the thread's CPU time on Linux (see Time).
 //
 //   Benchmarks.exe                      a markdown table of AES-256, microseconds per call (the best of
@@ -63,8 +63,8 @@ internal static class Program
         Console.WriteLine($"// library: {typeof(AesGcmSiv).Assembly.GetName().Version}, ActiveBackend = {AesGcmSiv.ActiveBackend}; BouncyCastle {bouncyCastle}");
         if (outDir is null)
         {
-            Console.WriteLine("| Size | Operation | PortableFlat (µs) | Portable (µs) | BouncyCastle (µs) | PortableFlat / BC | Portable / BC |");
-            Console.WriteLine("| ---: | --- | ---: | ---: | ---: | ---: | ---: |");
+            Console.WriteLine("| Size | Operation | Portable (µs) | BouncyCastle (µs) | Portable / BC |");
+            Console.WriteLine("| ---: | --- | ---: | ---: | ---: |");
         }
         else
         {
@@ -77,7 +77,7 @@ internal static class Program
                 $"library: Cryptography.AesGcmSiv {typeof(AesGcmSiv).Assembly.GetName().Version}, netstandard2.0 build",
                 $"aesgcmsiv_backend: {AesGcmSiv.ActiveBackend}",
                 $"bouncycastle: BouncyCastle.Cryptography {bouncyCastle} (GcmSivBlockCipher)",
-                $"peers: BouncyCastle.Cryptography {bouncyCastle} (GcmSivBlockCipher, same process); AesGcmSiv's Portable backend as well",
+                $"peers: BouncyCastle.Cryptography {bouncyCastle} (GcmSivBlockCipher, same process)",
                 $"clock: {(ThreadCpuTime ? "the thread's CPU time (clock_gettime(CLOCK_THREAD_CPUTIME_ID))" : "wall clock (Stopwatch)")}",
             ]);
         }
@@ -112,7 +112,6 @@ internal static class Program
         byte[] nonce = new byte[12];
         byte[] plaintext = new byte[size], ciphertext = new byte[size], tag = new byte[16], opened = new byte[size];
         new Random(size).NextBytes(plaintext);
-        using var flat = new AesGcmSiv(key, AesGcmSivBackend.PortableFlat);
         using var portable = new AesGcmSiv(key, AesGcmSivBackend.Portable);
         var bouncy = new GcmSivBlockCipher(new AesEngine());
         byte[] bouncySealed = new byte[size + 16], bouncyOpened = new byte[size];
@@ -132,28 +131,28 @@ internal static class Program
             bouncy.DoFinal(bouncyOpened, written);
         }
 
-        flat.Encrypt(nonce, plaintext, ciphertext, tag);
+        portable.Encrypt(nonce, plaintext, ciphertext, tag);
         if (!toOpen.Take(size).SequenceEqual(ciphertext) || !toOpen.Skip(size).SequenceEqual(tag))
         {
             Console.Error.WriteLine("BouncyCastle and this library disagree");
             return false;
         }
 
-        foreach ((string operation, Action ours, Action fallback, Action peer) in new (string, Action, Action, Action)[]
+        foreach ((string operation, Action ours, Action peer) in new (string, Action, Action)[]
         {
-            ("Encrypt", () => flat.Encrypt(nonce, plaintext, ciphertext, tag), () => portable.Encrypt(nonce, plaintext, ciphertext, tag), BouncyEncrypt),
-            ("Decrypt", () => flat.Decrypt(nonce, ciphertext, tag, opened), () => portable.Decrypt(nonce, ciphertext, tag, opened), BouncyDecrypt),
+            ("Encrypt", () => portable.Encrypt(nonce, plaintext, ciphertext, tag), BouncyEncrypt),
+            ("Decrypt", () => portable.Decrypt(nonce, ciphertext, tag, opened), BouncyDecrypt),
         })
         {
-            double[] flatTimes = Time(ours, samples, sampleMs), portableTimes = Time(fallback, samples, sampleMs), bouncyTimes = Time(peer, samples, sampleMs);
+            double[] portableTimes = Time(ours, samples, sampleMs), bouncyTimes = Time(peer, samples, sampleMs);
             if (rows is null)
             {
-                double f = flatTimes.Min(), p = portableTimes.Min(), b = bouncyTimes.Min();
-                Console.WriteLine($"| {size} | {operation.ToLowerInvariant()} | {f:F1} | {p:F1} | {b:F1} | {f / b:F2} | {p / b:F2} |");
+                double p = portableTimes.Min(), b = bouncyTimes.Min();
+                Console.WriteLine($"| {size} | {operation.ToLowerInvariant()} | {p:F1} | {b:F1} | {p / b:F2} |");
                 continue;
             }
 
-            foreach ((string name, double[] times) in new[] { ("AesGcmSiv (PortableFlat)", flatTimes), ("AesGcmSiv (Portable)", portableTimes), ("BouncyCastle", bouncyTimes) })
+            foreach ((string name, double[] times) in new[] { ("AesGcmSiv (Portable)", portableTimes), ("BouncyCastle", bouncyTimes) })
             {
                 double median = Median(times) * 1000;
                 rows.Add(FormattableString.Invariant(

@@ -99,15 +99,10 @@ internal static class MessageSecrets
 /// <summary>One backend's encryption and decryption, called the way the stack tests need.</summary>
 internal abstract class MessageCall : IDisposable
 {
-    /// <summary>
-    /// Every backend this process can run, and PortableFlat too (the browser's backend; under a JIT it
-    /// runs only from tests, through the same Backend class the public type would use).
-    /// </summary>
-    public static AesGcmSivBackend[] Backends =>
-        TestBackends.All.Contains(AesGcmSivBackend.PortableFlat) ? TestBackends.All : [.. TestBackends.All, AesGcmSivBackend.PortableFlat];
+    /// <summary>Every backend this process can run.</summary>
+    public static AesGcmSivBackend[] Backends => TestBackends.All;
 
-    public static MessageCall For(AesGcmSivBackend backend, byte[] key) =>
-        Cryptography.Internal.Backends.IsSupported(backend) ? new Public(new AesGcmSiv(key, backend)) : new Internal(key);
+    public static MessageCall For(AesGcmSivBackend backend, byte[] key) => new Public(new AesGcmSiv(key, backend));
 
     public abstract void Encrypt(byte[] nonce, byte[] plaintext, byte[] ciphertext, byte[] tag);
 
@@ -122,32 +117,5 @@ internal abstract class MessageCall : IDisposable
         public override void Decrypt(byte[] nonce, byte[] ciphertext, byte[] tag, byte[] plaintext) => aead.Decrypt(nonce, ciphertext, tag, plaintext);
 
         public override void Dispose() => aead.Dispose();
-    }
-
-    /// <summary>PortableFlat outside the browser: its Backend object, as Backends.Widest builds it.</summary>
-    private sealed class Internal : MessageCall
-    {
-        private static readonly Backend<AesPortableFlat, PolyvalPortable> Flat = new(AesGcmSivBackend.PortableFlat);
-        private readonly StrongBox<AesKeySchedule> _schedule = new();
-        private readonly int _rounds;
-
-        public Internal(byte[] key)
-        {
-            _rounds = Primitives.Rounds(key);
-            Flat.ExpandKey(key, ref _schedule.Value);
-        }
-
-        public override void Encrypt(byte[] nonce, byte[] plaintext, byte[] ciphertext, byte[] tag) =>
-            Flat.Encrypt(in _schedule.Value, _rounds, nonce, plaintext, ciphertext, tag, default);
-
-        public override void Decrypt(byte[] nonce, byte[] ciphertext, byte[] tag, byte[] plaintext)
-        {
-            if (!Flat.Decrypt(in _schedule.Value, _rounds, nonce, ciphertext, tag, plaintext, default))
-            {
-                throw new System.Security.Cryptography.AuthenticationTagMismatchException();
-            }
-        }
-
-        public override void Dispose() => _schedule.Value = default;
     }
 }

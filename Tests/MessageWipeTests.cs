@@ -9,7 +9,7 @@
 // at one length; this adds the table's powers and the lengths that size the wipe differently.
 // Shrinking the wipe by one entry at either end makes it fail (checked by hand when it was written).
 // Since issue 47 (item 1) both search for every per-message secret (MessageSecrets), POLYVAL's
-// result, the tag's AES input and the keystream included, on PortableFlat too.
+// result, the tag's AES input and the keystream included.
 
 using System;
 using System.Collections.Generic;

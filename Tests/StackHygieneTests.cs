@@ -8,7 +8,8 @@
 // first calls, which keeps every local in a stack slot: round keys 10 and 11 of an AES-256 message
 // key and H were left behind. They are now compiled fully optimised from the start, which keeps
 // them in registers (no burn needed, so no cost per call). Issue 47 (item 1) widened the search to
-// POLYVAL's result, the tag input and the keystream, and added PortableFlat: the software backends
+// POLYVAL's result, the tag input and the keystream, and added the fixsliced AES (then PortableFlat,
+// now Portable's): the software backends
 // left the tag input (passed by value to EncryptBlock, in GcmSiv's outgoing-argument area) and,
 // under DOTNET_EnableHWIntrinsic=0, POLYVAL's result in GcmSiv's own frame. Backend now burns the
 // stack below it after every message of a software backend.

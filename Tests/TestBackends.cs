@@ -25,8 +25,7 @@ internal abstract class Primitives
     // test build (Tests.Mono) has only the software backends.
     public static Primitives For(AesGcmSivBackend backend) => HardwarePrimitives.For(backend) ?? backend switch
     {
-        AesGcmSivBackend.PortableFlat => new Primitives<AesPortableFlat, PolyvalPortable>(),
-        _ => new Primitives<AesPortable, PolyvalPortable>(),
+        _ => new Primitives<AesPortableFlat, PolyvalPortable>(),
     };
 
     public static int Rounds(byte[] key) => key.Length == 16 ? 10 : 14;

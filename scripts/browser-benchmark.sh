@@ -24,7 +24,7 @@ fi
 (cd Browser && npm ci --no-audit --no-fund > /dev/null)
 dotnet publish Browser/BrowserHost -c Release -o "$work/publish" > "$work/build.log" 2>&1 || { tail -n 40 "$work/build.log"; exit 1; }
 
-BENCH_QUERY="?rounds=$rounds&profile=1&impl=AesGcmSiv,AesGcmSiv/Portable,BouncyCastle,noble,webcrypto" node Browser/run.mjs bench "$work/publish/wwwroot" "$work/bench.json"
+BENCH_QUERY="?rounds=$rounds&profile=1&impl=AesGcmSiv,BouncyCastle,noble,webcrypto" node Browser/run.mjs bench "$work/publish/wwwroot" "$work/bench.json"
 
 commit=$(git rev-parse --short HEAD)
 git diff --quiet HEAD -- Cryptography Browser || commit="$commit (with uncommitted changes in Cryptography/ or Browser/)"

@@ -1,7 +1,8 @@
 // The library's vector and property checks, run inside the browser (WebAssembly) where NUnit does
 // not run: RFC 8452 Appendix A and C (with intermediate values), Project Wycheproof, every backend
-// this runtime has against the portable one (per primitive and end to end), tamper (output wiped),
-// Seal/Open. The vector files and loaders are Tests/' own (linked, see BrowserHost.csproj); each
+// this runtime has against the portable one (per primitive and end to end; the browser has Portable
+// alone, so none), every backend against BouncyCastle's GcmSivBlockCipher (an implementation that
+// shares no code with this library: the browser's cross-check), tamper (output wiped), Seal/Open. The vector files and loaders are Tests/' own (linked, see BrowserHost.csproj); each
 // check mirrors a test in Tests/ (named in its comment). The record layer's checks are in
 // RecordLayerChecks.cs, what a call leaves in the interpreter's stack in StackChecks.cs.
 
@@ -12,6 +13,9 @@ using System.Security.Cryptography;
 using System.Threading.Tasks;
 using Cryptography;
 using Cryptography.Internal;
+using Org.BouncyCastle.Crypto;
+using Org.BouncyCastle.Crypto.Modes;
+using Org.BouncyCastle.Crypto.Parameters;
 using Tests;
 
 namespace BrowserHost;
@@ -92,6 +96,7 @@ public static class BrowserChecks
             ("RFC 8452 vectors", Rfc8452),
             ("Wycheproof", WycheproofCases),
             ("equivalence with portable", Equivalence),
+            ("against BouncyCastle", AgainstBouncyCastle),
             ("tamper", Tamper),
             ("Seal/Open", SealOpen),
             ("interpreter stack", StackChecks.Run),
@@ -289,6 +294,41 @@ public static class BrowserChecks
                     CheckRun.Equal(e, e2, "record encryption key");
                 }
             });
+        }
+    }
+
+    // Each backend end to end against BouncyCastle's GcmSivBlockCipher (RFC 8452 too, written apart
+    // from this library), over the equivalence lengths with AAD, both key sizes; then this library
+    // opens what BouncyCastle sealed. In the browser, where Portable is the only backend, this is
+    // what ties it to another implementation there (Tests/PortableTests does it against the
+    // platform's AES under the JIT). Seeded; the seed is in every failure's name.
+    private static void AgainstBouncyCastle(CheckRun run, AesGcmSivBackend[] backends)
+    {
+        const int Seed = 8188;
+        foreach (AesGcmSivBackend backend in backends)
+        {
+            foreach (int keySize in new[] { 16, 32 })
+            {
+                var random = new Random(Seed + keySize);
+                byte[] key = Bytes(random, keySize);
+                using var aead = new AesGcmSiv(key, backend);
+                var bouncy = new GcmSivBlockCipher(AesUtilities.CreateEngine());
+                foreach (int length in EquivalenceLengths())
+                {
+                    byte[] nonce = Bytes(random, 12), message = Bytes(random, length), aad = Bytes(random, length % 67);
+                    run.Check($"{backend} vs BouncyCastle, AES-{keySize * 8}, length {length} (seed {Seed + keySize})", () =>
+                    {
+                        var parameters = new AeadParameters(new KeyParameter(key), 128, nonce, aad);
+                        bouncy.Init(true, parameters);
+                        byte[] expected = new byte[length + 16];
+                        bouncy.DoFinal(expected, bouncy.ProcessBytes(message, 0, length, expected, 0));
+                        CheckRun.Equal(expected, Seal(aead, nonce, message, aad), "ciphertext and tag");
+                        byte[] opened = new byte[length];
+                        aead.Decrypt(nonce, expected.AsSpan(0, length), expected.AsSpan(length), opened, aad);
+                        CheckRun.Equal(message, opened, "decrypt what BouncyCastle sealed");
+                    });
+                }
+            }
         }
     }
 

@@ -1,8 +1,22 @@
 // Portable, constant-time AES-128/AES-256 (FIPS-197) shaped for the .NET WebAssembly interpreter
 // (the browser: Mono's interpreter plus the "jiterpreter", which compiles hot traces of interpreter
-// code to WebAssembly). The algorithm is AesPortable's (Aes.Portable.cs: BearSSL's bitsliced ct64
-// technique, the Boyar-Peralta S-box circuit, four blocks in eight 64-bit bit planes), with the same
-// bytes out. What differs is the shape of the code, which the interpreter pays for and a JIT does not:
+// code to WebAssembly); the Portable backend's AES on every target. The algorithm is BearSSL's
+// bitsliced "ct64" AES (Thomas Pornin, src/symcipher/aes_ct64.c, https://bearssl.org/constanttime.html),
+// re-implemented here, with the Boyar-Peralta S-box circuit (see SubBytes):
+//
+//  * Four 16-byte blocks are held in eight 64-bit words (bit planes). Plane k holds bit k of every
+//    one of the 64 state bytes; within a plane, bit (16 * row + 4 * column + lane) belongs to state
+//    byte (row, column) of block "lane" (0..3): each nibble is one byte position across the four
+//    blocks, each 16-bit quarter one row of the AES state.
+//  * Getting there: InterleaveIn spreads a block's four little-endian column words over two words,
+//    and Ortho (a bit-matrix transposition of SWAP2, SWAP4 and SWAP8 steps, its own inverse) turns
+//    "byte in a word" into "bit plane per word"; StoreBlock undoes InterleaveIn.
+//  * ShiftRows rotates each 16-bit row by 0/4/8/12 bits (a column is 4 bits); MixColumns rotates
+//    words by rows (16 bits) and applies xtime on the bit planes.
+//
+// It was first written for the interpreter (it replaced a version of the same algorithm with its
+// planes in an array and each step a call, which Mono's JIT, the interpreter and .NET's JIT all ran
+// slower: docs/backends.md). The shape of the code is what the interpreter pays for:
 //
 //  * the eight bit planes are eight ulong locals, not an [InlineArray] reached through a ref (each
 //    q[i] there is a helper call plus a bounds check for the interpreter);
@@ -10,7 +24,7 @@
 //    or written out, so a group's encryption is one method body with no calls: the interpreter
 //    inlines them (it honours AggressiveInlining whatever the size);
 //  * fixslicing: no ShiftRows in the rounds (see EncryptGroup), so the round keys are stored shifted
-//    (ExpandKeyCore); the schedule is AesPortable's with each round key's rows rotated;
+//    (ExpandKeyCore): each round key's rows rotated as far as the state is behind;
 //  * the rounds live in their own method (EncryptGroups), called once for up to eight groups: the
 //    jiterpreter compiles a trace from a loop's head on until its 16 KiB module limit
 //    (jiterpreter-max-module-size) and interprets the rest, and with the counter set-up and the
@@ -23,7 +37,7 @@
 //  * the key schedule's SubWord runs the S-box circuit on the 4 bytes alone (bit planes of 32-bit
 //    words), not on a 64-byte bitsliced state transposed in and out for 4 bytes of it.
 //
-// Constant time as AesPortable: no table indexed by secret data, no branch or loop count that
+// Constant time: no table indexed by secret data, no branch or loop count that
 // depends on it; only lengths and the (public) round count steer control flow.
 
 using System;
@@ -36,7 +50,7 @@ using System.Security.Cryptography;
 
 namespace Cryptography.Internal;
 
-/// <summary>AesPortable's bitsliced AES with its state in locals and its steps inlined, for interpreters.</summary>
+/// <summary>The Portable backend's AES: fixsliced constant-time AES, state in locals and steps inlined.</summary>
 internal readonly struct AesPortableFlat : IAes
 {
     /// <summary>Bytes handled per bitsliced pass: four blocks.</summary>
@@ -45,19 +59,19 @@ internal readonly struct AesPortableFlat : IAes
     /// <summary>Groups of counter blocks Ctr32Core hands to <see cref="EncryptGroups"/> in one call.</summary>
     private const int BatchGroups = 8;
 
-    /// <summary>Bytes of stack <see cref="BurnStack"/> overwrites after each operation (as AesPortable).</summary>
+    /// <summary>Bytes of stack <see cref="BurnStack"/> overwrites after each operation.</summary>
     private const int BurnBytes = 2048;
 
-    // Where it was measured faster than AesPortable, per target (Backends.PortableFlatAvailable): the
-    // browser's interpreter (docs/blazor.md) in the net10.0 build, and Mono's JIT in the netstandard2.0
-    // build (docs/platforms.md). Elsewhere the backend does not exist and Portable stays.
+    // Everywhere (Backends.PortableFlatAvailable): plain scalar C#, measured faster than the bitsliced
+    // AES it replaced under the browser's interpreter (docs/blazor.md), Mono's JIT (docs/platforms.md)
+    // and .NET's JIT (docs/backends.md).
     public bool IsSupported => Backends.PortableFlatAvailable;
 
-    public int ScheduleBytes(int rounds) => default(AesPortable).ScheduleBytes(rounds);
+    public int ScheduleBytes(int rounds) => AesKeySchedule.Length * sizeof(ulong);
 
     public bool EncryptsBlockInRegisters => false;
 
-    /// <summary>The same bitsliced schedule as <see cref="AesPortable"/>, computed with locals and inlined steps.</summary>
+    /// <summary>The fixsliced schedule: every round key bitsliced, its rows rotated to meet the state (ExpandKeyCore).</summary>
     public void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule)
     {
         // Key length is public; branching on it is fine.
@@ -71,8 +85,9 @@ internal readonly struct AesPortableFlat : IAes
     }
 
     /// <summary>
-    /// FIPS-197 section 5.2 key expansion, then every round key bitsliced with its four lanes equal, as
-    /// AesPortable.ExpandKeyCore does (see there for the "compressed" form), into (rounds + 1) * 8 words.
+    /// FIPS-197 section 5.2 key expansion, then every round key bitsliced with its four lanes equal
+    /// (BitsliceRoundKey), into (rounds + 1) * 8 words. The key schedule's SubWord runs the same S-box
+    /// circuit: a key byte is secret, so a table lookup there would leak too.
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     private static void ExpandKeyCore(ReadOnlySpan<byte> key, ref ulong sk)
@@ -127,21 +142,23 @@ internal readonly struct AesPortableFlat : IAes
 
     /// <summary>
     /// Round key <paramref name="r"/> (FIPS-197 words <paramref name="w0"/>..<paramref name="w3"/>)
-    /// bitsliced with its four lanes equal, as AesPortable.ExpandKeyCore does (see there for the
-    /// "compressed" form), into the 8 words at <paramref name="destination"/>. An inlined method, not
+    /// bitsliced with its four lanes equal, through BearSSL's "compressed" form (below), into the 8
+    /// words at <paramref name="destination"/>. An inlined method, not
     /// the loop's body, so that under Mono's JIT its temporaries are locals of the call's own block
     /// (see <see cref="SubBytes"/>).
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void BitsliceRoundKey(uint w0, uint w1, uint w2, uint w3, int r, ref ulong destination)
     {
-        // AesPortable interleaves the key into q0 and q4, copies them to the other three lanes (q1..q3,
-        // q5..q7), transposes (Ortho) and keeps plane m's bits in lane m of every nibble (comp0 for planes
-        // 0-3, comp1 for 4-7). With four equal lanes that transposition only moves nibbles: in plane p,
+        // BearSSL interleaves the key into q0 and q4, copies them to the other three lanes (q1..q3,
+        // q5..q7), transposes (Ortho) and, since all four lanes of a plane are then equal, keeps plane
+        // m's bits in lane m of every nibble: planes 0-3 in one word (comp0), 4-7 in another (comp1);
+        // ExpandCompressed copies lane m back to all four lanes of plane m. With four equal lanes that
+        // transposition only moves nibbles: in plane p,
         // byte k's low nibble is bit p of q0's byte k, four times, and its high nibble bit p of q4's;
         // so the compressed words are q0's and q4's low nibbles (comp0) and high nibbles (comp1), side
         // by side in each byte. Five operations instead of a transposition of eight words per round
-        // key (the same bytes: PortableFlatTests compares the schedule with AesPortable's).
+        // key (PortableTests checks the whole schedule against FIPS-197 bitsliced and rotated there).
         InterleaveIn(w0, w1, w2, w3, out ulong q0, out ulong q4);
         ulong comp0 = (q0 & 0x0F0F0F0F0F0F0F0FUL) | ((q4 & 0x0F0F0F0F0F0F0F0FUL) << 4);
         ulong comp1 = ((q0 >> 4) & 0x0F0F0F0F0F0F0F0FUL) | (q4 & 0xF0F0F0F0F0F0F0F0UL);
@@ -154,7 +171,7 @@ internal readonly struct AesPortableFlat : IAes
         ExpandCompressed(ShiftRowsTimes(comp1, times), ref Unsafe.Add(ref destination, 4));
     }
 
-    /// <summary>AesPortable.ExpandCompressed: plane m in lane m of each nibble, copied to all four lanes.</summary>
+    /// <summary>BearSSL's compressed round key expanded: plane m in lane m of each nibble, copied to all four lanes.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void ExpandCompressed(ulong comp, ref ulong destination)
     {
@@ -485,7 +502,7 @@ internal readonly struct AesPortableFlat : IAes
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void StoreBlock(ref byte b, ulong qa, ulong qb)
     {
-        // Inverse of InterleaveIn (AesPortable.InterleaveOut), little-endian words.
+        // Inverse of InterleaveIn (BearSSL br_aes_ct64_interleave_out), little-endian words.
         ulong x0 = qa & 0x00FF00FF00FF00FFUL;
         ulong x1 = qb & 0x00FF00FF00FF00FFUL;
         ulong x2 = (qa >> 8) & 0x00FF00FF00FF00FFUL;
@@ -507,7 +524,7 @@ internal readonly struct AesPortableFlat : IAes
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static uint LittleEndian(uint value) => BitConverter.IsLittleEndian ? value : BinaryPrimitives.ReverseEndianness(value);
 
-    /// <summary>AesPortable.InterleaveIn: one block's four column words over two 64-bit words.</summary>
+    /// <summary>BearSSL br_aes_ct64_interleave_in: one block's four column words over two 64-bit words.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void InterleaveIn(uint w0, uint w1, uint w2, uint w3, out ulong q0, out ulong q1)
     {
@@ -633,8 +650,8 @@ internal readonly struct AesPortableFlat : IAes
                 ulong u0 = a0 ^ r0, u1 = a1 ^ r1, u2 = a2 ^ r2, u3 = a3 ^ r3;
                 ulong u4 = a4 ^ r4, u5 = a5 ^ r5, u6 = a6 ^ r6, u7 = a7 ^ r7;
                 // With r0..r7 (row j + 1), ui holds rows j and j + 1, so vi = ui two rows on holds
-                // rows j + 2 and j + 3: the 2 * xtime(row j + row j + 1) + (row j + 1) + vi of
-                // AesPortable.MixColumns, plane by plane.
+                // rows j + 2 and j + 3: MixColumns as 2 * xtime(row j + row j + 1) + (row j + 1) + vi
+                // (BearSSL's mix_columns), plane by plane.
                 ulong v0, v1, v2, v3, v4, v5, v6, v7;
                 if ((behind & 1) == 0)
                 {
@@ -702,7 +719,7 @@ internal readonly struct AesPortableFlat : IAes
     }
 
     /// <summary>
-    /// SubBytes on the eight planes, the S-box of both bitsliced backends (AesPortable.Sbox calls it): the
+    /// SubBytes on the eight planes: the
     /// Boyar-Peralta circuit (eprint 2009/191): a top linear layer (23 XORs), a non-linear core for
     /// GF(2^8) inversion through subfields (32 ANDs, 30 XORs) and a bottom linear layer (30 XOR/XNOR) that
     /// also applies the affine map; its constant 0x63 is the four XNORs, written "^ ~". The paper numbers
@@ -852,7 +869,7 @@ internal readonly struct AesPortableFlat : IAes
         a0 = s7;
     }
 
-    /// <summary>AesPortable.Ortho (BearSSL br_aes_ct64_ortho): the 8x8 bit-matrix transposition, an involution.</summary>
+    /// <summary>BearSSL br_aes_ct64_ortho: the 8x8 bit-matrix transposition, an involution.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void Ortho(ref ulong q0, ref ulong q1, ref ulong q2, ref ulong q3, ref ulong q4, ref ulong q5, ref ulong q6, ref ulong q7)
     {
@@ -882,7 +899,7 @@ internal readonly struct AesPortableFlat : IAes
     /// <summary>
     /// ShiftRows applied <paramref name="times"/> (0-3, public) times to one plane, or to a compressed
     /// round key: row j's 16 bits rotate right by 4 * (j * times mod 4) bits, column c taking column
-    /// c + j * times. Once is AesPortable.ShiftRows; three times is its inverse.
+    /// c + j * times. Once is ShiftRows; three times is its inverse.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static ulong ShiftRowsTimes(ulong x, int times) => times switch
@@ -914,7 +931,7 @@ internal readonly struct AesPortableFlat : IAes
     }
 
     /// <summary>
-    /// As AesPortable.BurnStack: overwrites the stack below the caller's frame, where the core method
+    /// Overwrites the stack below the caller's frame, where the core method
     /// just ran and a JIT may have spilled temporaries that C# cannot name.
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]

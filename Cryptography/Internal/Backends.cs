@@ -97,8 +97,14 @@ internal static partial class Backends
     /// <summary>Every backend there is, widest first (per target); initialised before Active, which reads it.</summary>
     private static readonly Backend[] Widest = AllWidestFirst();
 
+    /// <summary>
+    /// Whether the fixsliced AES (AesPortableFlat, the Portable backend's AES; its IsSupported reads
+    /// this) runs here: everywhere, it is plain scalar C#.
+    /// </summary>
+    internal static bool PortableFlatAvailable => true;
+
     /// <summary>The backend new instances use: the widest this machine supports that passes its self-test.</summary>
-    public static readonly Backend Active = Get(OperatingSystem.IsBrowser() && SelfTest.Passes(AesGcmSivBackend.PortableFlat) ? AesGcmSivBackend.PortableFlat : Choose(Supported(), SelfTest.Passes));
+    public static readonly Backend Active = Get(Choose(Supported(), SelfTest.Passes));
 
     /// <summary>Every backend this machine can run, widest first; tests and benchmarks iterate it.</summary>
     public static AesGcmSivBackend[] Supported() =>

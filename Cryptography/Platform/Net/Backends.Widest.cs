@@ -1,18 +1,10 @@
 // The backends this target has, widest first: the list Backends.cs chooses from (the choice itself
 // is there, the same on every target). net10.0: the hardware backends, then the software ones.
 
-using System;
-
 namespace Cryptography.Internal;
 
 internal static partial class Backends
 {
-    /// <summary>
-    /// PortableFlat is faster than Portable only under the browser's interpreter (docs/blazor.md);
-    /// under .NET's JIT Portable stays. Active picks it there (Backends.cs).
-    /// </summary>
-    internal static bool PortableFlatAvailable => OperatingSystem.IsBrowser();
-
     /// <summary>Every backend there is, widest first: the order the choice tries them in.</summary>
     private static Backend[] AllWidestFirst() =>
     [
@@ -20,8 +12,6 @@ internal static partial class Backends
         new Backend<AesVector<AesNi>, PolyvalClmul<Pclmul>, StitchedDecrypt<AesNi, Pclmul>>(AesGcmSivBackend.AesNiPclmulqdq),
         new Backend<AesVector<AesArm64>, PolyvalClmul<Pmull>>(AesGcmSivBackend.Arm64),
         new Backend<AesBitslicedVector<AesBitslicedAvx2>, PolyvalWidening<NativeWideningMultiply, PolyvalWideningAvx2>>(AesGcmSivBackend.BitslicedVector),
-        new Backend<AesPortable, PolyvalPortable>(AesGcmSivBackend.Portable),
-        // Browser only (its IsSupported); after Portable so Choose never reaches it: Active picks it there.
-        new Backend<AesPortableFlat, PolyvalPortable>(AesGcmSivBackend.PortableFlat),
+        new Backend<AesPortableFlat, PolyvalPortable>(AesGcmSivBackend.Portable),
     ];
 }

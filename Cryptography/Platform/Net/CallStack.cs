@@ -13,7 +13,7 @@ namespace Cryptography.Internal;
 /// interprets IL (its jiterpreter compiles hot traces that work on the same frames): every local of
 /// a method, the bitsliced state and S-box terms of a round or POLYVAL's accumulator included, lives
 /// in a frame of the interpreter's own stack in WebAssembly memory, and stays there after the call
-/// returns. The portable backends' stack burns use stackalloc, which the interpreter takes from a
+/// returns. The Portable backend's stack burns use stackalloc, which the interpreter takes from a
 /// separate allocator, so they do not reach those frames (a browser check found the last CTR group's
 /// keystream there after an encryption: Browser/BrowserHost/StackChecks.cs). The frames of a call
 /// begin where the caller's end, so one local as large as the deepest chain of the library's frames,

@@ -52,18 +52,6 @@ internal struct ScratchBuffer
     public readonly Span<byte> AsSpan() => MemoryMarshal.CreateSpan(ref Unsafe.AsRef(in _element0), Length);
 }
 
-/// <summary>Eight 64-bit bit planes: four AES blocks in bitsliced form (Aes.Portable.cs).</summary>
-[InlineArray(Length)]
-internal struct Slices
-{
-    public const int Length = 8;
-    private ulong _element0;
-
-    /// <summary>The words as a span (of the storage itself, not a copy).</summary>
-    [UnscopedRef]
-    public readonly Span<ulong> AsSpan() => MemoryMarshal.CreateSpan(ref Unsafe.AsRef(in _element0), Length);
-}
-
 /// <summary>Arrays the garbage collector never moves, so it leaves no copy of a key behind when it compacts.</summary>
 internal static class PinnedArray
 {

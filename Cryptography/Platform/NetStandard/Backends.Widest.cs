@@ -1,20 +1,15 @@
 // The backends this target has, widest first: the list Backends.cs chooses from (the choice itself
-// is there, the same on every target). netstandard2.0: software only (no System.Runtime.Intrinsics).
-// PortableFlat first: under Mono 6.8's JIT it took 0.33-0.43 of Portable's time for AES-256 at 64 B to
-// 64 KiB (docs/platforms.md), so it is the one chosen; Portable stays as the fallback if its
-// self-test fails.
+// is there, the same on every target). netstandard2.0: software only (no System.Runtime.Intrinsics),
+// so Portable alone: the fixsliced AES, which under Mono 6.8's JIT took 0.29-0.33 of the time of the
+// scalar bitsliced AES it replaced, for AES-256 at 64 B to 64 KiB (docs/platforms.md).
 
 namespace Cryptography.Internal;
 
 internal static partial class Backends
 {
-    /// <summary>Always: the fixsliced AES is this build's fastest constant-time AES (see above).</summary>
-    internal static bool PortableFlatAvailable => true;
-
     /// <summary>Every backend there is, widest first: the order the choice tries them in.</summary>
     private static Backend[] AllWidestFirst() =>
     [
-        new Backend<AesPortableFlat, PolyvalPortable>(AesGcmSivBackend.PortableFlat),
-        new Backend<AesPortable, PolyvalPortable>(AesGcmSivBackend.Portable),
+        new Backend<AesPortableFlat, PolyvalPortable>(AesGcmSivBackend.Portable),
     ];
 }

@@ -3,7 +3,7 @@
 // runtime (Mono and .NET Framework would lay one out as a single element).
 //
 // AsSpan makes a span from the storage's address: that is sound only while the storage cannot move,
-// and every use here is on the stack (GcmSiv's MessageState, the portable backends' locals) or in an
+// and every use here is on the stack (GcmSiv's MessageState, the Portable backend's locals) or in an
 // array PinnedArray pinned (AesGcmSiv's key schedule). Storage on the garbage-collected heap must be
 // reached through the indexer only.
 
@@ -55,20 +55,6 @@ internal unsafe struct ScratchBuffer
     /// <summary>The bytes as a span of the storage itself: only on the stack or in a pinned array.</summary>
     [UnscopedRef]
     public readonly Span<byte> AsSpan() => new(Unsafe.AsPointer(ref Unsafe.AsRef(in _elements[0])), Length);
-}
-
-/// <summary>Eight 64-bit bit planes: four AES blocks in bitsliced form (Aes.Portable.cs).</summary>
-internal unsafe struct Slices
-{
-    public const int Length = 8;
-    private fixed ulong _elements[Length];
-
-    [UnscopedRef]
-    public readonly ref ulong this[int index] => ref Unsafe.Add(ref Unsafe.AsRef(in _elements[0]), StorageIndex.Check(index, Length));
-
-    /// <summary>The words as a span of the storage itself: only on the stack or in a pinned array.</summary>
-    [UnscopedRef]
-    public readonly Span<ulong> AsSpan() => new(Unsafe.AsPointer(ref Unsafe.AsRef(in _elements[0])), Length);
 }
 
 internal static class StorageIndex

@@ -1,0 +1,274 @@
+// The Portable backend's AES (the fixsliced AES in Cryptography/Internal/Aes.PortableFlat.cs) against
+// an AES that shares no code with it: the platform's (System.Security.Cryptography.Aes in ECB mode,
+// OpenSSL on Linux, for blocks and a CTR32 built from them here) and, for SubWord and the key
+// schedule, FIPS-197 written out in this file. Portable is the reference every other backend is
+// tied to (EquivalenceTests) and runs the RFC 8452 and Wycheproof vectors (RfcVectorTests,
+// WycheproofTests), so this file pins it from outside the library. Seeded; seed in messages.
+
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Security.Cryptography;
+using Cryptography;
+using Cryptography.Internal;
+using NUnit.Framework;
+
+namespace Tests;
+
+[TestFixture]
+public class PortableTests
+{
+    private const int Seed = 8452;
+
+    private static readonly Primitives Portable = Primitives.For(AesGcmSivBackend.Portable);
+
+    public static IEnumerable<int> Lengths() => Enumerable.Range(0, 301).Concat([1021, 4099, 8191, 8192, 8193, 65_537]);
+
+    [Test]
+    public void PortableRunsTheFixslicedAes()
+    {
+        Assert.That(Backends.Get(AesGcmSivBackend.Portable), Is.TypeOf<Backend<AesPortableFlat, PolyvalPortable>>());
+        Assert.That(Backends.Supported(), Does.Contain(AesGcmSivBackend.Portable));
+    }
+
+    [Test]
+    public void SubWordIsTheSboxOnEveryByteInEveryPosition()
+    {
+        for (uint b = 0; b < 256; b++)
+        {
+            foreach (int shift in new[] { 0, 8, 16, 24 })
+            {
+                uint word = (b << shift) | (0x5Au << ((shift + 8) % 32));
+                uint expected = 0;
+                for (int k = 0; k < 32; k += 8)
+                {
+                    expected |= (uint)Sbox((byte)(word >> k)) << k;
+                }
+
+                Assert.That(AesPortableFlat.SubWord(word), Is.EqualTo(expected), $"byte {b:x2} at bit {shift}");
+            }
+        }
+    }
+
+    [TestCase(16)]
+    [TestCase(32)]
+    public void TheKeyScheduleIsFips197sFixsliced(int keyLength)
+    {
+        var random = new Random(Seed + 7);
+        for (int i = 0; i < 50; i++)
+        {
+            byte[] key = Bytes(random, keyLength);
+            AesKeySchedule actual = default;
+            for (int j = 0; j < AesKeySchedule.Length; j++)
+            {
+                actual[j] = ulong.MaxValue; // what an earlier, longer key left: must be cleared
+            }
+
+            default(AesPortableFlat).ExpandKey(key, ref actual);
+            Assert.That(actual.AsSpan().ToArray(), Is.EqualTo(FixslicedSchedule(key)), $"key {Convert.ToHexStringLower(key)}");
+        }
+    }
+
+    [TestCase(16)]
+    [TestCase(32)]
+    public void AesBlocksMatchThePlatformsAes(int keyLength)
+    {
+        var random = new Random(Seed);
+        for (int blocks = 0; blocks <= 40; blocks++)
+        {
+            byte[] key = Bytes(random, keyLength), input = Bytes(random, blocks * 16);
+            Assert.That(Portable.EncryptBlocks(key, input), Is.EqualTo(EcbEncrypt(key, input)), $"{blocks} blocks, seed {Seed}");
+        }
+    }
+
+    // EncryptBlocks runs up to 32 blocks (eight groups) per batch and pads the last group with zero
+    // blocks; CTR ends in 8-byte words, then bytes. Into the middle of a buffer of guard bytes: the
+    // result matches the platform's AES, and nothing before or after the output changes (in place too).
+    [TestCase(16)]
+    [TestCase(32)]
+    public void AesBlocksAndCtrWriteOnlyTheirOutput(int keyLength)
+    {
+        var random = new Random(Seed + 11 + keyLength);
+        byte[] key = Bytes(random, keyLength), counter = Bytes(random, 16);
+        AesKeySchedule schedule = default;
+        default(AesPortableFlat).ExpandKey(key, ref schedule);
+        int rounds = Primitives.Rounds(key);
+        for (int length = 0; length <= 70 * 16; length += length < 100 ? 1 : 13)
+        {
+            byte[] input = Bytes(random, length), buffer = new byte[length + 64];
+            buffer.AsSpan().Fill(0xA5);
+            if (length % 16 == 0)
+            {
+                default(AesPortableFlat).EncryptBlocks(in schedule, rounds, input, buffer.AsSpan(32, length));
+                Assert.That(buffer.AsSpan(32, length).ToArray(), Is.EqualTo(EcbEncrypt(key, input)), $"blocks, length {length}");
+                Assert.That(buffer.AsSpan(0, 32).ToArray().Concat(buffer.AsSpan(32 + length).ToArray()).All(b => b == 0xA5), Is.True, $"blocks' guard bytes, length {length}");
+                input.CopyTo(buffer, 32);
+                default(AesPortableFlat).EncryptBlocks(in schedule, rounds, buffer.AsSpan(32, length), buffer.AsSpan(32, length));
+                Assert.That(buffer.AsSpan(32, length).ToArray(), Is.EqualTo(EcbEncrypt(key, input)), $"blocks in place, length {length}");
+            }
+
+            buffer.AsSpan().Fill(0xA5);
+            default(AesPortableFlat).Ctr32(in schedule, rounds, counter, input, buffer.AsSpan(32, length));
+            Assert.That(buffer.AsSpan(32, length).ToArray(), Is.EqualTo(Ctr32(key, counter, input)), $"CTR, length {length}");
+            Assert.That(buffer.AsSpan(0, 32).ToArray().Concat(buffer.AsSpan(32 + length).ToArray()).All(b => b == 0xA5), Is.True, $"CTR's guard bytes, length {length}");
+        }
+    }
+
+    // RFC 8452 section 4: the first 32 bits of the counter block are a little-endian counter that
+    // wraps mod 2^32; every fourth length starts 16 blocks before the wrap.
+    [TestCase(16)]
+    [TestCase(32)]
+    public void CtrMatchesThePlatformsAes(int keyLength)
+    {
+        var random = new Random(Seed + keyLength);
+        foreach (int length in Lengths())
+        {
+            byte[] key = Bytes(random, keyLength), counter = Bytes(random, 16), input = Bytes(random, length);
+            if (length % 4 == 0)
+            {
+                counter[0] = 0xF0; counter[1] = 0xFF; counter[2] = 0xFF; counter[3] = 0xFF;
+            }
+
+            Assert.That(Portable.Ctr32(key, counter, input), Is.EqualTo(Ctr32(key, counter, input)), $"length {length}, seed {Seed + keyLength}");
+        }
+    }
+
+    /// <summary>AES (FIPS-197) on whole blocks by the platform: ECB, no padding.</summary>
+    private static byte[] EcbEncrypt(byte[] key, byte[] blocks)
+    {
+        using Aes aes = Aes.Create();
+        aes.Key = key;
+        aes.Mode = CipherMode.ECB;
+        aes.Padding = PaddingMode.None;
+        using ICryptoTransform encryptor = aes.CreateEncryptor();
+        return encryptor.TransformFinalBlock(blocks, 0, blocks.Length);
+    }
+
+    /// <summary>RFC 8452's CTR: keystream blocks AES(counter + i), the counter's first 4 bytes a little-endian 32-bit count.</summary>
+    private static byte[] Ctr32(byte[] key, byte[] counterBlock, byte[] input)
+    {
+        int blocks = (input.Length + 15) / 16;
+        byte[] counters = new byte[blocks * 16];
+        uint first = BitConverter.ToUInt32(counterBlock, 0);
+        for (int i = 0; i < blocks; i++)
+        {
+            Array.Copy(counterBlock, 0, counters, 16 * i, 16);
+            uint count = unchecked(first + (uint)i);
+            for (int b = 0; b < 4; b++)
+            {
+                counters[16 * i + b] = (byte)(count >> (8 * b));
+            }
+        }
+
+        byte[] keystream = EcbEncrypt(key, counters);
+        return [.. input.Select((b, i) => (byte)(b ^ keystream[i]))];
+    }
+
+    /// <summary>
+    /// The expected schedule: FIPS-197's round keys (section 5.2), each bitsliced as the file opening
+    /// Aes.PortableFlat.cs describes (plane p, bit 16 * row + 4 * column + lane: bit p of that round
+    /// key byte, the same in all four lanes), then, fixsliced, ShiftRows applied (4 - r) mod 4 times
+    /// to round key r: row j's 16 bits rotated right by 4 * (j * times mod 4) bits. Zero after the last
+    /// round key.
+    /// </summary>
+    private static ulong[] FixslicedSchedule(byte[] key)
+    {
+        int nk = key.Length / 4, rounds = nk + 6;
+        byte[] w = new byte[16 * (rounds + 1)];
+        key.CopyTo(w, 0);
+        byte rcon = 1;
+        for (int i = nk; i < 4 * (rounds + 1); i++)
+        {
+            byte[] t = w.AsSpan(4 * (i - 1), 4).ToArray();
+            if (i % nk == 0)
+            {
+                t = [(byte)(Sbox(t[1]) ^ rcon), Sbox(t[2]), Sbox(t[3]), Sbox(t[0])];
+                rcon = (byte)((rcon << 1) ^ ((rcon >> 7) * 0x1B));
+            }
+            else if (nk > 6 && i % nk == 4)
+            {
+                t = [Sbox(t[0]), Sbox(t[1]), Sbox(t[2]), Sbox(t[3])];
+            }
+
+            for (int b = 0; b < 4; b++)
+            {
+                w[4 * i + b] = (byte)(w[4 * (i - nk) + b] ^ t[b]);
+            }
+        }
+
+        ulong[] schedule = new ulong[AesKeySchedule.Length];
+        for (int r = 0; r <= rounds; r++)
+        {
+            int times = (4 - r) & 3;
+            for (int plane = 0; plane < 8; plane++)
+            {
+                ulong word = 0;
+                for (int row = 0; row < 4; row++)
+                {
+                    ulong rowBits = 0;
+                    for (int column = 0; column < 4; column++)
+                    {
+                        if (((w[16 * r + 4 * column + row] >> plane) & 1) != 0)
+                        {
+                            rowBits |= 0xFUL << (4 * column);
+                        }
+                    }
+
+                    int bits = 4 * ((row * times) & 3);
+                    rowBits = ((rowBits >> bits) | (rowBits << (16 - bits))) & 0xFFFF;
+                    word |= rowBits << (16 * row);
+                }
+
+                schedule[8 * r + plane] = word;
+            }
+        }
+
+        return schedule;
+    }
+
+    /// <summary>The AES S-box from its definition (FIPS-197 section 5.1.1): the inverse in GF(2^8), then the affine map.</summary>
+    private static byte Sbox(byte x)
+    {
+        byte inverse = 1;
+        for (int i = 0; i < 254; i++)
+        {
+            inverse = Multiply(inverse, x); // x^254 = x^-1, and 0 for 0
+        }
+
+        if (x == 0)
+        {
+            inverse = 0;
+        }
+
+        int s = inverse;
+        for (int rotation = 1; rotation <= 4; rotation++)
+        {
+            s ^= ((inverse << rotation) | (inverse >> (8 - rotation))) & 0xFF;
+        }
+
+        return (byte)(s ^ 0x63);
+    }
+
+    private static byte Multiply(byte a, byte b)
+    {
+        int product = 0, x = a;
+        for (int bit = 0; bit < 8; bit++)
+        {
+            if (((b >> bit) & 1) != 0)
+            {
+                product ^= x;
+            }
+
+            x = (x << 1) ^ ((x >> 7) * 0x11B);
+        }
+
+        return (byte)product;
+    }
+
+    private static byte[] Bytes(Random random, int length)
+    {
+        byte[] bytes = new byte[length];
+        random.NextBytes(bytes);
+        return bytes;
+    }
+}
