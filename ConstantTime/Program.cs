@@ -419,7 +419,7 @@ public static class Program
 
             if (done < 0)
             {
-                long[] sorted = times[..batch];
+                long[] sorted = times.AsSpan(0, batch).ToArray();
                 Array.Sort(sorted);
                 thresholds = percentiles.Select(p => sorted[(int)(p * (batch - 1))]).ToArray();
                 done += batch;

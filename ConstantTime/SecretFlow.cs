@@ -24,7 +24,7 @@ using Cryptography.Internal;
 
 namespace ConstantTime;
 
-internal static class SecretFlow
+internal static partial class SecretFlow
 {
     private static readonly int[] Lengths = [0, 1, 15, 16, 17, 64, 100, 255, 256, 257, 1350, 8209];
     private static readonly int[] AssociatedDataLengths = [0, 20];
@@ -89,10 +89,7 @@ internal static class SecretFlow
         return 0;
     }
 
-    // The timing tool's backends, and two compositions built here directly: BitslicedVector's 128-bit
-    // path, which the library takes on a CPU without AVX2 (a Native AOT program does not read
-    // DOTNET_EnableAVX2), and AES-NI with the two-pass decryption AesNiVpclmulqdq uses, whose 256-bit
-    // POLYVAL valgrind's CPU cannot run.
+    // The timing tool's backends, and the hardware compositions built directly (SecretFlow.Hardware.cs).
     private static IEnumerable<(string Name, Backend Backend)> Compositions()
     {
         foreach (Backend backend in Program.BackendsToMeasure())
@@ -100,14 +97,10 @@ internal static class SecretFlow
             yield return (backend.Id.ToString(), backend);
         }
 
-        if (Backends.IsSupported(AesGcmSivBackend.AesNiPclmulqdq))
+        // None in the Mono build (ConstantTime.Mono), whose library has no hardware backend.
+        foreach ((string Name, Backend Backend) composition in HardwareCompositions())
         {
-            yield return ("AesNiPclmulqdq (two passes)", new Backend<AesVector<AesNi>, PolyvalClmul<Pclmul>>(AesGcmSivBackend.AesNiPclmulqdq));
-        }
-
-        if (default(AesBitslicedVector<NoWideBitsliced>).IsSupported)
-        {
-            yield return ("BitslicedVector (128-bit)", new Backend<AesBitslicedVector<NoWideBitsliced>, PolyvalWidening<NativeWideningMultiply, NoWidePolyval>>(AesGcmSivBackend.BitslicedVector));
+            yield return composition;
         }
     }
 

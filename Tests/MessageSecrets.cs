@@ -86,14 +86,9 @@ internal static class MessageSecrets
 
     /// <summary>
     /// The FIPS-197 round keys of <paramref name="key"/>, rounds + 1 of 16 bytes: the bitsliced
-    /// vector backend stores them in this form, and its key expansion runs (emulated) everywhere.
+    /// vector backend stores them in this form (FipsKeyExpansion: the same on every target).
     /// </summary>
-    private static byte[] FipsRoundKeys(byte[] key)
-    {
-        AesKeySchedule schedule = default;
-        default(AesBitsliced).ExpandKey(key, ref schedule);
-        return MemoryMarshal.AsBytes((Span<ulong>)schedule)[..default(AesBitsliced).ScheduleBytes(Primitives.Rounds(key))].ToArray();
-    }
+    private static byte[] FipsRoundKeys(byte[] key) => FipsKeyExpansion.RoundKeys(key);
 }
 
 /// <summary>One backend's encryption and decryption, called the way the stack tests need.</summary>

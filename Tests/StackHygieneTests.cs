@@ -224,6 +224,10 @@ public class StackHygieneTests
     /// patchpoint, and the transition to optimised code saved the vector registers, which still held
     /// the last key the library used, into a runtime frame inside the region being read. That was
     /// the "H after a decryption" seen only in full runs; it was the probe's doing, not the library's.
+    /// The offset is a native-sized integer subtracted, not a negative int added: Mono 6.8's JIT
+    /// compiles Unsafe.Add(ref, -(i + 1)) with the negated 32-bit offset zero-extended, so the read
+    /// lands 4 GiB above the stack and crashes (SIGSEGV); that, not the stack's reach, kept these
+    /// tests out of the Mono leg.
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     internal static void ReadStackBelow(byte[] probe)
@@ -232,7 +236,7 @@ public class StackHygieneTests
         ref byte top = ref marker;
         for (int i = 0; i < probe.Length; i++)
         {
-            probe[probe.Length - 1 - i] = Unsafe.Add(ref top, -(i + 1));
+            probe[probe.Length - 1 - i] = Unsafe.Subtract(ref top, (nint)(i + 1));
         }
     }
 }

@@ -10,14 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(realpath -m "${1:-ConstantTime/bin/secret-flow}")
 
-if ! command -v valgrind > /dev/null || [ ! -f /usr/include/valgrind/memcheck.h ]; then
-  if [ "$(id -u)" -eq 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind > /dev/null
-  else
-    echo "valgrind not found: install it (Debian: apt-get install valgrind)" >&2
-    exit 2
-  fi
-fi
+bash scripts/valgrind-setup.sh
 
 rm -rf "$work"
 mkdir -p "$work/bin"

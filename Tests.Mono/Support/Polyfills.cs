@@ -61,6 +61,17 @@ namespace Tests
                 System.Runtime.InteropServices.MemoryMarshal.Write(destination, ref value);
                 return true;
             }
+
+            public static bool TryWriteBytes(Span<byte> destination, ulong value)
+            {
+                if (destination.Length < sizeof(ulong))
+                {
+                    return false;
+                }
+
+                System.Runtime.InteropServices.MemoryMarshal.Write(destination, ref value);
+                return true;
+            }
         }
 
         extension(Array)

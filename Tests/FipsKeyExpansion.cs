@@ -1,0 +1,64 @@
+// FIPS-197 section 5.2's key expansion, byte by byte, for the stack tests (MessageSecrets): the round
+// keys of a message-encryption key as FIPS-197 writes them, which is the form the bitsliced vector
+// backend stores and a search for leftovers must know. Written here rather than taken from that
+// backend, so that the same code serves the net10.0 tests and the Mono leg (Tests.Mono), whose
+// netstandard2.0 library has no hardware backend. The S-box is the library's constant-time SubWord;
+// FipsKeyExpansionTests checks the result against FIPS-197 Appendix A.
+
+using System;
+using System.Buffers.Binary;
+using Cryptography.Internal;
+using NUnit.Framework;
+
+namespace Tests;
+
+internal static class FipsKeyExpansion
+{
+    /// <summary>The rounds + 1 round keys of <paramref name="key"/> (16 or 32 bytes), 16 bytes each, round 0 (the key) first.</summary>
+    public static byte[] RoundKeys(byte[] key)
+    {
+        int nk = key.Length / 4, rounds = nk + 6;
+        byte[] w = new byte[16 * (rounds + 1)];
+        key.CopyTo(w, 0);
+        byte rcon = 1;
+        for (int i = nk; i < 4 * (rounds + 1); i++)
+        {
+            byte[] temp = w.AsSpan(4 * (i - 1), 4).ToArray();
+            if (i % nk == 0)
+            {
+                temp = [temp[1], temp[2], temp[3], temp[0]]; // RotWord
+                SubWord(temp);
+                temp[0] ^= rcon;
+                rcon = (byte)((rcon << 1) ^ ((rcon >> 7) * 0x1B));
+            }
+            else if (nk > 6 && i % nk == 4)
+            {
+                SubWord(temp);
+            }
+
+            for (int b = 0; b < 4; b++)
+            {
+                w[(4 * i) + b] = (byte)(w[(4 * (i - nk)) + b] ^ temp[b]);
+            }
+        }
+
+        return w;
+    }
+
+    private static void SubWord(byte[] word) =>
+        BinaryPrimitives.WriteUInt32LittleEndian(word, AesPortableFlat.SubWord(BinaryPrimitives.ReadUInt32LittleEndian(word)));
+}
+
+[TestFixture]
+public class FipsKeyExpansionTests
+{
+    // FIPS-197 Appendix A.1 (AES-128) and A.3 (AES-256): the key and the last round key, w[40..43] and w[56..59].
+    [TestCase("2b7e151628aed2a6abf7158809cf4f3c", "d014f9a8c9ee2589e13f0cc8b6630ca6")]
+    [TestCase("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4", "fe4890d1e6188d0b046df344706c631e")]
+    public void TheLastRoundKeyIsFips197s(string key, string lastRoundKey)
+    {
+        byte[] roundKeys = FipsKeyExpansion.RoundKeys(Convert.FromHexString(key));
+        Assert.That(roundKeys, Has.Length.EqualTo(16 * ((key.Length / 8) + 7)));
+        Assert.That(Convert.ToHexStringLower(roundKeys.AsSpan(roundKeys.Length - 16).ToArray()), Is.EqualTo(lastRoundKey));
+    }
+}
