@@ -203,7 +203,7 @@ public class GuardCostBenchmarks
     }
 
     // An "AEAD" that writes nothing: what remains is the guard.
-    private readonly struct NullAead<TMode> : Cryptography.NonceSafety.IGuardedAead
+    internal readonly struct NullAead<TMode> : Cryptography.NonceSafety.IGuardedAead
         where TMode : IMode
     {
         public string Name => "none";
@@ -225,5 +225,73 @@ public class GuardCostBenchmarks
         public void Decrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData)
         {
         }
+    }
+}
+
+// Where GuardedAesGcmSiv's time goes beside the AEAD's (issue 49): the guarded call against the
+// bare call plus the guard alone (NonceGuard around an AEAD that does nothing, same history
+// options) in one method. If the guarded call costs more than the two together, the guard and the
+// AEAD slow each other down (a different path through AesGcmSiv, cache or store-buffer effects);
+// the small-window row shows what the history's 1 MiB footprint costs.
+//
+//   dotnet run -c Release --project Benchmarks -- --filter '*GuardSplit*' --sizes 64,1350
+public class GuardSplitBenchmarks
+{
+    private readonly byte[] _nonce = new byte[12];
+    private readonly byte[] _tag = new byte[16];
+    private readonly object _owner = new();
+    private byte[] _plaintext = [];
+    private byte[] _ciphertext = [];
+    private AesGcmSiv _bare = null!;
+    private GuardedAesGcmSiv _guarded = null!;
+    private GuardedAesGcmSiv _small = null!;
+    private Cryptography.NonceSafety.NonceHistory _history = null!;
+    private Cryptography.Internal.KeyLifetime _lifetime;
+    private ulong _counter;
+
+    [Params(64, 1350, 8192)]
+    public int Size { get; set; }
+
+    [GlobalSetup]
+    public void Setup()
+    {
+        byte[] key = RandomNumberGenerator.GetBytes(32);
+        _plaintext = RandomNumberGenerator.GetBytes(Size);
+        _ciphertext = new byte[Size];
+        _bare = new AesGcmSiv(key);
+        _guarded = new GuardedAesGcmSiv(key);
+        _small = new GuardedAesGcmSiv(key, new NonceGuardOptions { WindowSize = 64, DistinguishedPointCapacity = 0, ShareHistory = false });
+        _history = new Cryptography.NonceSafety.NonceHistory(NonceGuardOptions.Default);
+    }
+
+    [GlobalCleanup]
+    public void Cleanup()
+    {
+        _bare.Dispose();
+        _guarded.Dispose();
+        _small.Dispose();
+    }
+
+    [Benchmark(Baseline = true)]
+    public void Bare() => _bare.Encrypt(NextNonce(), _plaintext, _ciphertext, _tag);
+
+    [Benchmark]
+    public void GuardAloneThenBare()
+    {
+        byte[] nonce = NextNonce();
+        Cryptography.NonceSafety.NonceGuard.Encrypt(default(GuardCostBenchmarks.NullAead<GuardCostBenchmarks.Parallel>), ref _lifetime, _owner, _history, NonceReusePolicy.Observe, nonce, _plaintext, _ciphertext, _tag, default);
+        _bare.Encrypt(nonce, _plaintext, _ciphertext, _tag);
+    }
+
+    [Benchmark]
+    public void Guarded() => _guarded.Encrypt(NextNonce(), _plaintext, _ciphertext, _tag);
+
+    [Benchmark]
+    public void GuardedSmallWindow() => _small.Encrypt(NextNonce(), _plaintext, _ciphertext, _tag);
+
+    private byte[] NextNonce()
+    {
+        BinaryPrimitives.WriteUInt64LittleEndian(_nonce, ++_counter);
+        return _nonce;
     }
 }

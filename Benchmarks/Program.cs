@@ -49,6 +49,11 @@ public static class Program
             return DecryptLoopAb.Run(args);
         }
 
+        if (args.Contains("--guard-split"))
+        {
+            return GuardSplitLoop.Run(args);
+        }
+
         if (args.Contains("--profile-loop"))
         {
             return ProfileLoop.Run(args);

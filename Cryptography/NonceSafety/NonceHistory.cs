@@ -187,7 +187,11 @@ internal sealed class NonceHistory
     // ---- Under SyncRoot (the serialised path: the caller holds it across the whole call) ----
 
     /// <summary>Looks a nonce up. The caller holds <see cref="SyncRoot"/> (or, inside this class, the spin lock).</summary>
-    public NonceLookup FindLocked(ulong nonceLow, uint nonceHigh, ulong hash, out StoredTag seen)
+    public NonceLookup FindLocked(ulong nonceLow, uint nonceHigh, ulong hash, out StoredTag seen) => Find(nonceLow, nonceHigh, hash, out seen);
+
+    // FindLocked's body, inlined into Observe, the call every GuardedAesGcmSiv encryption makes.
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+    private NonceLookup Find(ulong nonceLow, uint nonceHigh, ulong hash, out StoredTag seen)
     {
         ref Entry entry = ref _exact.Find(nonceLow, nonceHigh, hash);
         if (!System.Runtime.CompilerServices.Unsafe.IsNullRef(ref entry))
@@ -213,6 +217,7 @@ internal sealed class NonceHistory
     /// <summary>Records a nonce not seen before with its message's tag. The caller holds <see cref="SyncRoot"/> (or, inside this class, the spin lock).</summary>
     public void AddLocked(ulong nonceLow, uint nonceHigh, ulong hash, ReadOnlySpan<byte> tag) => AddStored(nonceLow, nonceHigh, hash, StoredTag.From(tag));
 
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
     private void AddStored(ulong nonceLow, uint nonceHigh, ulong hash, StoredTag stored)
     {
         _exact.Add(nonceLow, nonceHigh, hash, stored.Length, stored);
@@ -300,13 +305,20 @@ internal sealed class NonceHistory
         => Observe(nonceLow, nonceHigh, Hash(nonceLow, nonceHigh), tag, out seen);
 
     /// <summary><see cref="Observe(ulong, uint, ReadOnlySpan{byte}, out StoredTag)"/> with the nonce's <see cref="Hash"/> already computed.</summary>
+    /// <remarks>
+    /// One call with the lookup and the insert inlined into it (issue 49). Inlined into
+    /// GuardedAesGcmSiv's call, whose method has the guard, AesGcmSiv's checks and the AEAD's call
+    /// inlined already, it exhausted the JIT's inlining budget there: the call made three calls
+    /// (FindLocked, AddStored, and MemoryMarshal.Read for the tag's second word).
+    /// </remarks>
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
     public NonceLookup Observe(ulong nonceLow, uint nonceHigh, ulong hash, ReadOnlySpan<byte> tag, out StoredTag seen)
     {
         StoredTag stored = StoredTag.From(tag);
         EnterShort();
         try
         {
-            NonceLookup found = FindLocked(nonceLow, nonceHigh, hash, out seen);
+            NonceLookup found = Find(nonceLow, nonceHigh, hash, out seen);
             if (found == NonceLookup.New)
             {
                 AddStored(nonceLow, nonceHigh, hash, stored);
@@ -430,6 +442,7 @@ internal sealed class NonceHistory
         public long MemoryBytes => ((long)_entries.Length * System.Runtime.CompilerServices.Unsafe.SizeOf<Entry>()) + ((long)_index.Length * sizeof(uint));
 
         /// <summary>The live entry for a nonce, newest generation first, or a null reference.</summary>
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
         public ref Entry Find(ulong nonceLow, uint nonceHigh, ulong hash)
         {
             int newer = _newer;
@@ -445,6 +458,7 @@ internal sealed class NonceHistory
         }
 
         /// <summary>Adds an entry; returns a ticket (generation epoch and position) to find it again.</summary>
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
         public long Add(ulong nonceLow, uint nonceHigh, ulong hash, int state, StoredTag tag)
         {
             if (_newerCount == _capacity)
