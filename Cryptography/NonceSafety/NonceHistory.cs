@@ -529,10 +529,13 @@ internal sealed class NonceHistory
         {
             _olderLive = _capacity - _newerCancelled;
             _newer ^= 1;
-            uint[] index = _index;
-            for (int i = _newer; i < index.Length; i += 2)
+            // Every other slot, a word at a time: a slot pair is one ulong, the slot at 2i in its
+            // low half on a little-endian machine.
+            ulong keep = (_newer == 0) == BitConverter.IsLittleEndian ? 0xFFFF_FFFF_0000_0000UL : 0x0000_0000_FFFF_FFFFUL;
+            Span<ulong> pairs = System.Runtime.InteropServices.MemoryMarshal.Cast<uint, ulong>(_index.AsSpan());
+            for (int i = 0; i < pairs.Length; i++)
             {
-                index[i] = 0;
+                pairs[i] &= keep;
             }
             _newerCount = 0;
             _newerCancelled = 0;
