@@ -170,21 +170,24 @@ public class GuardCostBenchmarks
     public void Serialised()
     {
         BinaryPrimitives.WriteUInt64LittleEndian(_nonce, ++_counter);
-        Cryptography.NonceSafety.NonceGuard.Encrypt(default(NullAead<Serial>), ref _lifetime, _owner, _serial, NonceReusePolicy.Refuse, _nonce, _plaintext, _ciphertext, _tag, default);
+        Cryptography.NonceSafety.NonceGuard.ReadNonce(_nonce, out ulong low, out uint high);
+        Cryptography.NonceSafety.NonceGuard.Encrypt(default(NullAead<Serial>), ref _lifetime, _owner, _serial, NonceReusePolicy.Refuse, low, high, _plaintext, _ciphertext, _tag, default);
     }
 
     [Benchmark(Description = "reserve, then publish (AesGcmSiv, Refuse)")]
     public void TwoPhase()
     {
         BinaryPrimitives.WriteUInt64LittleEndian(_nonce, ++_counter);
-        Cryptography.NonceSafety.NonceGuard.Encrypt(default(NullAead<Parallel>), ref _lifetime, _owner, _twoPhase, NonceReusePolicy.Refuse, _nonce, _plaintext, _ciphertext, _tag, default);
+        Cryptography.NonceSafety.NonceGuard.ReadNonce(_nonce, out ulong low, out uint high);
+        Cryptography.NonceSafety.NonceGuard.Encrypt(default(NullAead<Parallel>), ref _lifetime, _owner, _twoPhase, NonceReusePolicy.Refuse, low, high, _plaintext, _ciphertext, _tag, default);
     }
 
     [Benchmark(Description = "encrypt, then record (AesGcmSiv, Observe: its default)")]
     public void Observed()
     {
         BinaryPrimitives.WriteUInt64LittleEndian(_nonce, ++_counter);
-        Cryptography.NonceSafety.NonceGuard.Encrypt(default(NullAead<Parallel>), ref _lifetime, _owner, _observed, NonceReusePolicy.Observe, _nonce, _plaintext, _ciphertext, _tag, default);
+        Cryptography.NonceSafety.NonceGuard.ReadNonce(_nonce, out ulong low, out uint high);
+        Cryptography.NonceSafety.NonceGuard.Encrypt(default(NullAead<Parallel>), ref _lifetime, _owner, _observed, NonceReusePolicy.Observe, low, high, _plaintext, _ciphertext, _tag, default);
     }
 
     public interface IMode
@@ -279,7 +282,8 @@ public class GuardSplitBenchmarks
     public void GuardAloneThenBare()
     {
         byte[] nonce = NextNonce();
-        Cryptography.NonceSafety.NonceGuard.Encrypt(default(GuardCostBenchmarks.NullAead<GuardCostBenchmarks.Parallel>), ref _lifetime, _owner, _history, NonceReusePolicy.Observe, nonce, _plaintext, _ciphertext, _tag, default);
+        Cryptography.NonceSafety.NonceGuard.ReadNonce(nonce, out ulong low, out uint high);
+        Cryptography.NonceSafety.NonceGuard.Encrypt(default(GuardCostBenchmarks.NullAead<GuardCostBenchmarks.Parallel>), ref _lifetime, _owner, _history, NonceReusePolicy.Observe, low, high, _plaintext, _ciphertext, _tag, default);
         _bare.Encrypt(nonce, _plaintext, _ciphertext, _tag);
     }
 
