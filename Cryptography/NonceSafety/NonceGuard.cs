@@ -128,21 +128,9 @@ internal static class NonceGuard
         ulong hash = history.Hash(low, high);
         if (!default(TAead).Concurrent)
         {
-            lock (history.SyncRoot)
-            {
-                ObjectDisposedException.ThrowIf(lifetime.IsClosed, owner);
-                NonceLookup known = history.FindLocked(low, high, hash, out StoredTag earlier);
-                if (known == NonceLookup.New)
-                {
-                    aead.Encrypt(nonce, plaintext, ciphertext, tag, associatedData);
-                    history.AddLocked(low, high, hash, tag);
-                }
-                else
-                {
-                    EncryptRepeat(aead, history, policy, known == NonceLookup.SeenLongRange, earlier, nonce, plaintext, ciphertext, tag, associatedData);
-                }
-            }
-
+            // A method of its own: the serialised path's IL (a lock, a try/finally) no longer counts
+            // against the JIT's inlining budget where GuardedAesGcmSiv's call is compiled (issue 49).
+            EncryptSerialised(aead, ref lifetime, owner, history, policy, low, high, hash, nonce, plaintext, ciphertext, tag, associatedData);
             return;
         }
 
@@ -161,6 +149,26 @@ internal static class NonceGuard
         }
 
         EncryptReserving(aead, history, policy, low, high, hash, nonce, plaintext, ciphertext, tag, associatedData);
+    }
+
+    // An AEAD that must not run concurrently (AesGcm, ChaCha20Poly1305): the whole call under the history's lock.
+    private static void EncryptSerialised<TAead>(TAead aead, ref KeyLifetime lifetime, object owner, NonceHistory history, NonceReusePolicy policy, ulong low, uint high, ulong hash, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
+        where TAead : struct, IGuardedAead
+    {
+        lock (history.SyncRoot)
+        {
+            ObjectDisposedException.ThrowIf(lifetime.IsClosed, owner);
+            NonceLookup known = history.FindLocked(low, high, hash, out StoredTag earlier);
+            if (known == NonceLookup.New)
+            {
+                aead.Encrypt(nonce, plaintext, ciphertext, tag, associatedData);
+                history.AddLocked(low, high, hash, tag);
+            }
+            else
+            {
+                EncryptRepeat(aead, history, policy, known == NonceLookup.SeenLongRange, earlier, nonce, plaintext, ciphertext, tag, associatedData);
+            }
+        }
     }
 
     // Observe, a nonce known already (or reserved by a guard of the same key under another policy,
