@@ -5,7 +5,10 @@
 // distinguished points. Issue 5's goal: at most 15 % overhead at 64 bytes and 5 % at 1350 bytes
 // on AesGcm. One class per AEAD so that each ratio is against its own bare AEAD.
 //
-//   dotnet run -c Release --project Benchmarks -- --filter '*Guard*'
+//   dotnet run -c Release --project Benchmarks -- --filter '*Guard*' --sizes 64,1350,8192
+//
+// (GuardSplitBenchmarks, at the end, splits GuardedAesGcmSiv's time; on a loaded machine
+// Benchmarks.dll --guard-split does the same with a minimum over rounds: GuardSplitLoop.cs.)
 
 using System;
 using System.Buffers.Binary;
@@ -170,21 +173,24 @@ public class GuardCostBenchmarks
     public void Serialised()
     {
         BinaryPrimitives.WriteUInt64LittleEndian(_nonce, ++_counter);
-        Cryptography.NonceSafety.NonceGuard.Encrypt(default(NullAead<Serial>), ref _lifetime, _owner, _serial, NonceReusePolicy.Refuse, _nonce, _plaintext, _ciphertext, _tag, default);
+        Cryptography.NonceSafety.NonceGuard.ReadNonce(_nonce, out ulong low, out uint high);
+        Cryptography.NonceSafety.NonceGuard.Encrypt(default(NullAead<Serial>), ref _lifetime, _owner, _serial, NonceReusePolicy.Refuse, low, high, _plaintext, _ciphertext, _tag, default);
     }
 
     [Benchmark(Description = "reserve, then publish (AesGcmSiv, Refuse)")]
     public void TwoPhase()
     {
         BinaryPrimitives.WriteUInt64LittleEndian(_nonce, ++_counter);
-        Cryptography.NonceSafety.NonceGuard.Encrypt(default(NullAead<Parallel>), ref _lifetime, _owner, _twoPhase, NonceReusePolicy.Refuse, _nonce, _plaintext, _ciphertext, _tag, default);
+        Cryptography.NonceSafety.NonceGuard.ReadNonce(_nonce, out ulong low, out uint high);
+        Cryptography.NonceSafety.NonceGuard.Encrypt(default(NullAead<Parallel>), ref _lifetime, _owner, _twoPhase, NonceReusePolicy.Refuse, low, high, _plaintext, _ciphertext, _tag, default);
     }
 
     [Benchmark(Description = "encrypt, then record (AesGcmSiv, Observe: its default)")]
     public void Observed()
     {
         BinaryPrimitives.WriteUInt64LittleEndian(_nonce, ++_counter);
-        Cryptography.NonceSafety.NonceGuard.Encrypt(default(NullAead<Parallel>), ref _lifetime, _owner, _observed, NonceReusePolicy.Observe, _nonce, _plaintext, _ciphertext, _tag, default);
+        Cryptography.NonceSafety.NonceGuard.ReadNonce(_nonce, out ulong low, out uint high);
+        Cryptography.NonceSafety.NonceGuard.Encrypt(default(NullAead<Parallel>), ref _lifetime, _owner, _observed, NonceReusePolicy.Observe, low, high, _plaintext, _ciphertext, _tag, default);
     }
 
     public interface IMode
@@ -203,7 +209,7 @@ public class GuardCostBenchmarks
     }
 
     // An "AEAD" that writes nothing: what remains is the guard.
-    private readonly struct NullAead<TMode> : Cryptography.NonceSafety.IGuardedAead
+    internal readonly struct NullAead<TMode> : Cryptography.NonceSafety.IGuardedAead
         where TMode : IMode
     {
         public string Name => "none";
@@ -225,5 +231,74 @@ public class GuardCostBenchmarks
         public void Decrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData)
         {
         }
+    }
+}
+
+// Where GuardedAesGcmSiv's time goes beside the AEAD's (issue 49): the guarded call against the
+// bare call plus the guard alone (NonceGuard around an AEAD that does nothing, same history
+// options) in one method. If the guarded call costs more than the two together, the guard and the
+// AEAD slow each other down (a different path through AesGcmSiv, cache or store-buffer effects);
+// the small-window row shows what the history's 1 MiB footprint costs.
+//
+//   dotnet run -c Release --project Benchmarks -- --filter '*GuardSplit*' --sizes 64,1350
+public class GuardSplitBenchmarks
+{
+    private readonly byte[] _nonce = new byte[12];
+    private readonly byte[] _tag = new byte[16];
+    private readonly object _owner = new();
+    private byte[] _plaintext = [];
+    private byte[] _ciphertext = [];
+    private AesGcmSiv _bare = null!;
+    private GuardedAesGcmSiv _guarded = null!;
+    private GuardedAesGcmSiv _small = null!;
+    private Cryptography.NonceSafety.NonceHistory _history = null!;
+    private Cryptography.Internal.KeyLifetime _lifetime;
+    private ulong _counter;
+
+    [Params(64, 1350, 8192)]
+    public int Size { get; set; }
+
+    [GlobalSetup]
+    public void Setup()
+    {
+        byte[] key = RandomNumberGenerator.GetBytes(32);
+        _plaintext = RandomNumberGenerator.GetBytes(Size);
+        _ciphertext = new byte[Size];
+        _bare = new AesGcmSiv(key);
+        _guarded = new GuardedAesGcmSiv(key);
+        _small = new GuardedAesGcmSiv(key, new NonceGuardOptions { WindowSize = 64, DistinguishedPointCapacity = 0, ShareHistory = false });
+        _history = new Cryptography.NonceSafety.NonceHistory(NonceGuardOptions.Default);
+    }
+
+    [GlobalCleanup]
+    public void Cleanup()
+    {
+        _bare.Dispose();
+        _guarded.Dispose();
+        _small.Dispose();
+    }
+
+    [Benchmark(Baseline = true)]
+    public void Bare() => _bare.Encrypt(NextNonce(), _plaintext, _ciphertext, _tag);
+
+    [Benchmark]
+    public void GuardAloneThenBare()
+    {
+        byte[] nonce = NextNonce();
+        Cryptography.NonceSafety.NonceGuard.ReadNonce(nonce, out ulong low, out uint high);
+        Cryptography.NonceSafety.NonceGuard.Encrypt(default(GuardCostBenchmarks.NullAead<GuardCostBenchmarks.Parallel>), ref _lifetime, _owner, _history, NonceReusePolicy.Observe, low, high, _plaintext, _ciphertext, _tag, default);
+        _bare.Encrypt(nonce, _plaintext, _ciphertext, _tag);
+    }
+
+    [Benchmark]
+    public void Guarded() => _guarded.Encrypt(NextNonce(), _plaintext, _ciphertext, _tag);
+
+    [Benchmark]
+    public void GuardedSmallWindow() => _small.Encrypt(NextNonce(), _plaintext, _ciphertext, _tag);
+
+    private byte[] NextNonce()
+    {
+        BinaryPrimitives.WriteUInt64LittleEndian(_nonce, ++_counter);
+        return _nonce;
     }
 }

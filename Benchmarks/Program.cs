@@ -10,6 +10,8 @@
 //   dotnet run -c Release --project Benchmarks -- --vs-boringssl            against BoringSSL, interleaved
 //   dotnet run -c Release --project Benchmarks -- --stream-throughput       the record layer in memory, for
 //                                                                           scripts/measure-tool.sh (StreamThroughput.cs)
+//   dotnet run -c Release --project Benchmarks -- --guard-split             GuardedAesGcmSiv's time split (bare, guard
+//                                                                           alone, both, guarded), minimum over rounds
 //   dotnet run -c Release --project Benchmarks -- --profile-loop            one message size in a loop, to run
 //                                                                           under perf (ProfileLoop.cs)
 //   dotnet run -c Release --project Benchmarks -- --filter '*EncryptBenchmarks.AesGcmSiv_Portable' --job Dry
@@ -47,6 +49,11 @@ public static class Program
         if (args.Contains("--decrypt-loop-ab"))
         {
             return DecryptLoopAb.Run(args);
+        }
+
+        if (args.Contains("--guard-split"))
+        {
+            return GuardSplitLoop.Run(args);
         }
 
         if (args.Contains("--profile-loop"))

@@ -97,7 +97,8 @@ public abstract class GuardedAead : IDisposable
     /// <exception cref="ObjectDisposedException">The guard has been disposed.</exception>
     public void Encrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData = default)
     {
-        _aead.Encrypt(this, History, Policy, nonce, plaintext, ciphertext, tag, associatedData);
+        NonceGuard.ReadNonce(nonce, out ulong nonceLow, out uint nonceHigh);
+        _aead.Encrypt(this, History, Policy, nonceLow, nonceHigh, plaintext, ciphertext, tag, associatedData);
     }
 
     /// <inheritdoc cref="Decrypt(ReadOnlySpan{byte}, ReadOnlySpan{byte}, ReadOnlySpan{byte}, Span{byte}, ReadOnlySpan{byte})"/>

@@ -25,7 +25,8 @@ internal abstract class GuardedCalls
     /// <summary>Marks the guard disposed; true for the first call, which must then <see cref="DisposeAead"/>.</summary>
     public bool Close() => _lifetime.Close();
 
-    public abstract void Encrypt(object owner, NonceHistory history, NonceReusePolicy policy, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData);
+    /// <summary>Encrypts through <see cref="NonceGuard.Encrypt"/>; the nonce as <see cref="NonceGuard.ReadNonce"/> read it.</summary>
+    public abstract void Encrypt(object owner, NonceHistory history, NonceReusePolicy policy, ulong nonceLow, uint nonceHigh, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData);
 
     public abstract void Decrypt(object owner, NonceHistory history, NonceReusePolicy policy, bool check, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData);
 
@@ -57,8 +58,8 @@ internal abstract class GuardedCalls
 
         public override string Name => default(TAead).Name;
 
-        public override void Encrypt(object owner, NonceHistory history, NonceReusePolicy policy, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
-            => NonceGuard.Encrypt(_aead, ref _lifetime, owner, history, policy, nonce, plaintext, ciphertext, tag, associatedData);
+        public override void Encrypt(object owner, NonceHistory history, NonceReusePolicy policy, ulong nonceLow, uint nonceHigh, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData)
+            => NonceGuard.Encrypt(_aead, ref _lifetime, owner, history, policy, nonceLow, nonceHigh, plaintext, ciphertext, tag, associatedData);
 
         public override void Decrypt(object owner, NonceHistory history, NonceReusePolicy policy, bool check, ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData)
             => NonceGuard.Decrypt(_aead, ref _lifetime, owner, history, policy, check, nonce, ciphertext, tag, plaintext, associatedData);
