@@ -1084,11 +1084,19 @@ internal interface IKeyExpansion
 /// <summary>A pass over round keys already made.</summary>
 internal readonly struct WithoutKeyExpansion : IKeyExpansion
 {
-    public bool Expands => false;
+    public bool Expands
+    {
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        get => false;
+    }
 }
 
 /// <summary>A pass that makes the round keys as it goes (the tag block's, with the message-encryption key).</summary>
 internal readonly struct WithKeyExpansion : IKeyExpansion
 {
-    public bool Expands => true;
+    public bool Expands
+    {
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        get => true;
+    }
 }

@@ -11,6 +11,13 @@ internal static partial class Backends
     /// <summary>Always: the fixsliced AES is this build's fastest constant-time AES (see above).</summary>
     internal static bool PortableFlatAvailable => true;
 
+    /// <summary>
+    /// True: encryption expands the message key inside the tag block's pass (GcmSiv,
+    /// AesPortableFlat.ExpandKeyEncryptBlock). Under Mono 6.8's JIT it took the 64-byte AES-256 call
+    /// from 1.10 to 1.02 of BouncyCastle's time (docs/platforms.md).
+    /// </summary>
+    internal static bool PortableFlatExpandsKeyInTagPass => true;
+
     /// <summary>Every backend there is, widest first: the order the choice tries them in.</summary>
     private static Backend[] AllWidestFirst() =>
     [
