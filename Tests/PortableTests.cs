@@ -69,6 +69,31 @@ public class PortableTests
         }
     }
 
+    // Encryption's fused pass (GcmSiv's tag in the netstandard2.0 build): the key expansion's SubWords
+    // ride in the tag block's pass. The same schedule as ExpandKey (over one an earlier, longer key
+    // left) and the same block as the platform's AES, in place, for random keys and blocks.
+    [TestCase(16)]
+    [TestCase(32)]
+    public void ExpandingWhileEncryptingTheTagGivesTheScheduleAndTheBlock(int keyLength)
+    {
+        var random = new Random(Seed + 5 + keyLength);
+        for (int i = 0; i < 200; i++)
+        {
+            byte[] key = Bytes(random, keyLength), block = Bytes(random, 16);
+            AesKeySchedule expected = default, actual = default;
+            for (int j = 0; j < AesKeySchedule.Length; j++)
+            {
+                actual[j] = ulong.MaxValue;
+            }
+
+            default(AesPortableFlat).ExpandKey(key, ref expected);
+            byte[] encrypted = (byte[])block.Clone();
+            AesPortableFlat.ExpandKeyEncryptBlock(key, ref actual, encrypted);
+            Assert.That(actual.AsSpan().ToArray(), Is.EqualTo(expected.AsSpan().ToArray()), $"schedule, key {Convert.ToHexStringLower(key)}");
+            Assert.That(encrypted, Is.EqualTo(EcbEncrypt(key, block)), $"block, key {Convert.ToHexStringLower(key)}");
+        }
+    }
+
     [TestCase(16)]
     [TestCase(32)]
     public void AesBlocksMatchThePlatformsAes(int keyLength)

@@ -35,7 +35,9 @@
 //    into one EncryptGroups call and back, with no padded buffer copied in and out (measured in
 //    Chromium: 0.70-0.75 of the time of the tag block and of AES-128's derivation);
 //  * the key schedule's SubWord runs the S-box circuit on the 4 bytes alone (bit planes of 32-bit
-//    words), not on a 64-byte bitsliced state transposed in and out for 4 bytes of it.
+//    words), not on a 64-byte bitsliced state transposed in and out for 4 bytes of it;
+//  * where a message's key is expanded right before its tag block (encryption: GcmSiv), one pass
+//    does both (ExpandKeyEncryptBlock): the SubWords go through the tag pass's empty block slots.
 //
 // Constant time: no table indexed by secret data, no branch or loop count that
 // depends on it; only lengths and the (public) round count steer control flow.
@@ -94,62 +96,178 @@ internal readonly struct AesPortableFlat : IAes
     {
         int nk = key.Length / 4;      // key length in 32-bit words (FIPS-197 Nk)
         int rounds = nk + 6;          // FIPS-197 Nr: 10 or 14
-        int totalWords = (rounds + 1) * 4;
         Span<uint> words = stackalloc uint[60];
         ref uint w = ref MemoryMarshal.GetReference(words);
-        for (int i = 0; i < nk; i++)
+        LoadKeyWords(key, ref w);
+        uint rcon = 1;
+        for (int next = nk >> 2; next <= rounds; next++)
         {
-            Unsafe.Add(ref w, i) = BinaryPrimitives.ReadUInt32LittleEndian(key.Slice(4 * i, 4));
-        }
-
-        // FIPS-197 round constants x^0..x^9 in GF(2^8) (x^8 = 0x1B, x^9 = 0x36), as a public index.
-        ReadOnlySpan<byte> rcon = [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1B, 0x36];
-        uint tmp = Unsafe.Add(ref w, nk - 1);
-        for (int i = nk, j = 0, k = 0; i < totalWords; i++)
-        {
-            if (j == 0)
-            {
-                tmp = SubWord(BitOperations.RotateRight(tmp, 8)) ^ rcon[k];
-            }
-            else if (nk > 6 && j == 4)
-            {
-                tmp = SubWord(tmp);
-            }
-
-            tmp ^= Unsafe.Add(ref w, i - nk);
-            Unsafe.Add(ref w, i) = tmp;
-            if (++j == nk)
-            {
-                j = 0;
-                k++;
-            }
+            NextRoundKeyWords(ref w, next, nk, SubWord(SubWordInput(ref w, next, nk)), ref rcon);
         }
 
         for (int r = 0; r <= rounds; r++)
         {
-            ref uint roundKey = ref Unsafe.Add(ref w, 4 * r);
-            BitsliceRoundKey(roundKey, Unsafe.Add(ref roundKey, 1), Unsafe.Add(ref roundKey, 2), Unsafe.Add(ref roundKey, 3), r, ref Unsafe.Add(ref sk, 8 * r));
+            BitsliceRoundKey(ref w, r, ref sk);
         }
 
-        // Leave nothing from an earlier, longer key in the unused tail.
-        for (int i = (rounds + 1) * 8; i < AesKeySchedule.Length; i++)
-        {
-            Unsafe.Add(ref sk, i) = 0;
-        }
-
+        ClearScheduleTail(ref sk, rounds);
         CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(words));
     }
 
     /// <summary>
-    /// Round key <paramref name="r"/> (FIPS-197 words <paramref name="w0"/>..<paramref name="w3"/>)
-    /// bitsliced with its four lanes equal, through BearSSL's "compressed" form (below), into the 8
-    /// words at <paramref name="destination"/>. An inlined method, not
+    /// <see cref="ExpandKey"/> and then <see cref="EncryptBlocks"/> on the one 16-byte block
+    /// <paramref name="block"/> (in place), in one bitsliced pass: the same schedule and the same
+    /// block out. The block takes one of the pass's four slots; each round's SubBytes also
+    /// substitutes, in a free slot, the word of the key expansion's next SubWord, so the expansion's
+    /// SubWords cost no S-box circuit of their own ("expand while encrypting", as BoringSSL's
+    /// AES-GCM-SIV assembly does for the tag). The key length is public.
+    /// </summary>
+    /// <exception cref="ArgumentException">The key is not 16 or 32 bytes, or the block not 16.</exception>
+    internal static void ExpandKeyEncryptBlock(ReadOnlySpan<byte> key, ref AesKeySchedule schedule, Span<byte> block)
+    {
+        if (key.Length != 16 && key.Length != 32)
+        {
+            throw new ArgumentException("AES key must be 16 or 32 bytes.", nameof(key));
+        }
+
+        if (block.Length != 16)
+        {
+            throw new ArgumentException("The block must be 16 bytes.", nameof(block));
+        }
+
+        ExpandKeyEncryptBlockCore(key, ref schedule[0], ref MemoryMarshal.GetReference(block));
+        BurnStack();
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
+    private static void ExpandKeyEncryptBlockCore(ReadOnlySpan<byte> key, ref ulong sk, ref byte block)
+    {
+        int nk = key.Length / 4;
+        int rounds = nk + 6;
+        Span<uint> words = stackalloc uint[60];
+        ref uint w = ref MemoryMarshal.GetReference(words);
+        LoadKeyWords(key, ref w);
+
+        // The first Nk words are the key: round keys 0 (and 1 for AES-256) need no SubWord.
+        for (int r = 0; r < nk >> 2; r++)
+        {
+            BitsliceRoundKey(ref w, r, ref sk);
+        }
+
+        // The block in slot 0 (words 0 and 4 before the transposition), zeros in the other three.
+        Span<ulong> state = stackalloc ulong[8];
+        ref ulong q = ref MemoryMarshal.GetReference(state);
+        state.Clear();
+        InterleaveIn(Word(ref block, 0), Word(ref block, 4), Word(ref block, 8), Word(ref block, 12), out q, out Unsafe.Add(ref q, 4));
+        EncryptGroup<WithKeyExpansion>(ref sk, rounds, ref q, ref w);
+        StoreBlock(ref block, q, Unsafe.Add(ref q, 4));
+        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(state));
+        ClearScheduleTail(ref sk, rounds);
+        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(words));
+    }
+
+    // Where the fused pass puts a SubWord's four bytes: bit 1 of bytes 0 to 3 of every plane. After the
+    // transposition (Ortho), plane p's bit 8m + i is bit p of byte m of word i before it, and words 1
+    // (and 2, 3, 5, 6, 7) are the block slots the tag's pass leaves empty.
+    private const ulong SubWordSlot = 0x02020202UL;
+
+    /// <summary>Puts the four bytes of <paramref name="t"/> into the free slot: bit p of byte k to plane p, bit 8k + 1.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void InsertSubWordInput(uint t, ref ulong a0, ref ulong a1, ref ulong a2, ref ulong a3, ref ulong a4, ref ulong a5, ref ulong a6, ref ulong a7)
+    {
+        ulong x = t;
+        a0 = (a0 & ~SubWordSlot) | ((x << 1) & SubWordSlot);
+        a1 = (a1 & ~SubWordSlot) | (x & SubWordSlot);
+        a2 = (a2 & ~SubWordSlot) | ((x >> 1) & SubWordSlot);
+        a3 = (a3 & ~SubWordSlot) | ((x >> 2) & SubWordSlot);
+        a4 = (a4 & ~SubWordSlot) | ((x >> 3) & SubWordSlot);
+        a5 = (a5 & ~SubWordSlot) | ((x >> 4) & SubWordSlot);
+        a6 = (a6 & ~SubWordSlot) | ((x >> 5) & SubWordSlot);
+        a7 = (a7 & ~SubWordSlot) | ((x >> 6) & SubWordSlot);
+    }
+
+    /// <summary>The four substituted bytes back out of the free slot, after SubBytes: the inverse of <see cref="InsertSubWordInput"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static uint ExtractSubWordOutput(ulong a0, ulong a1, ulong a2, ulong a3, ulong a4, ulong a5, ulong a6, ulong a7) =>
+        (uint)(((a0 & SubWordSlot) >> 1) | (a1 & SubWordSlot) | ((a2 & SubWordSlot) << 1) | ((a3 & SubWordSlot) << 2)
+            | ((a4 & SubWordSlot) << 3) | ((a5 & SubWordSlot) << 4) | ((a6 & SubWordSlot) << 5) | ((a7 & SubWordSlot) << 6));
+
+    /// <summary>The key's Nk little-endian words, FIPS-197 w[0..Nk-1].</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void LoadKeyWords(ReadOnlySpan<byte> key, ref uint w)
+    {
+        for (int i = 0; i < key.Length / 4; i++)
+        {
+            Unsafe.Add(ref w, i) = BinaryPrimitives.ReadUInt32LittleEndian(key.Slice(4 * i, 4));
+        }
+    }
+
+    /// <summary>
+    /// The word that round key <paramref name="next"/>'s first word substitutes (FIPS-197 section 5.2):
+    /// w[i - 1] for i = 4 * next, rotated (RotWord) where i is a multiple of Nk; for AES-256 the other
+    /// round keys (i mod 8 = 4) substitute it unrotated.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static uint SubWordInput(ref uint w, int next, int nk)
+    {
+        uint t = Unsafe.Add(ref w, (4 * next) - 1);
+        return ((4 * next) & (nk - 1)) == 0 ? BitOperations.RotateRight(t, 8) : t;
+    }
+
+    /// <summary>
+    /// Round key <paramref name="next"/>'s four words w[i..i+3], i = 4 * next, from
+    /// <paramref name="substituted"/> = SubWord(<see cref="SubWordInput"/>): FIPS-197 section 5.2, with
+    /// the round constant (x^0, x^1, ... in GF(2^8), <paramref name="rcon"/>) where i is a multiple of Nk.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void NextRoundKeyWords(ref uint w, int next, int nk, uint substituted, ref uint rcon)
+    {
+        // Nk is 4 or 8: masks and shifts, no division (its time depends on its operands; the
+        // secret-flow check rejects one in the library's code even on public values).
+        int i = 4 * next;
+        if ((i & (nk - 1)) == 0)
+        {
+            // Public: the round constant depends on the position only. xtime: times x modulo x^8 + x^4 + x^3 + x + 1.
+            substituted ^= rcon;
+            rcon = (rcon << 1) ^ ((rcon >> 7) * 0x11B);
+        }
+
+        // w[i + j] = w[i + j - Nk] ^ w[i + j - 1]. Offsets from w[i - Nk], never negative: Mono 6.8
+        // widens a negative Unsafe.Add offset without its sign (a NullReferenceException here).
+        ref uint back = ref Unsafe.Add(ref w, i - nk);
+        ref uint words = ref Unsafe.Add(ref w, i);
+        uint t = back ^ substituted;
+        words = t;
+        t ^= Unsafe.Add(ref back, 1);
+        Unsafe.Add(ref words, 1) = t;
+        t ^= Unsafe.Add(ref back, 2);
+        Unsafe.Add(ref words, 2) = t;
+        t ^= Unsafe.Add(ref back, 3);
+        Unsafe.Add(ref words, 3) = t;
+    }
+
+    /// <summary>Leaves nothing from an earlier, longer key in the schedule's unused tail.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void ClearScheduleTail(ref ulong sk, int rounds)
+    {
+        for (int i = (rounds + 1) * 8; i < AesKeySchedule.Length; i++)
+        {
+            Unsafe.Add(ref sk, i) = 0;
+        }
+    }
+
+    /// <summary>
+    /// Round key <paramref name="r"/> (FIPS-197 words w[4r..4r+3] at <paramref name="w"/>) bitsliced
+    /// with its four lanes equal, through BearSSL's "compressed" form (below), into the 8 words at
+    /// <paramref name="sk"/> + 8r. An inlined method, not
     /// the loop's body, so that under Mono's JIT its temporaries are locals of the call's own block
     /// (see <see cref="SubBytes"/>).
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void BitsliceRoundKey(uint w0, uint w1, uint w2, uint w3, int r, ref ulong destination)
+    private static void BitsliceRoundKey(ref uint w, int r, ref ulong sk)
     {
+        ref uint roundKey = ref Unsafe.Add(ref w, 4 * r);
+        ref ulong destination = ref Unsafe.Add(ref sk, 8 * r);
         // BearSSL interleaves the key into q0 and q4, copies them to the other three lanes (q1..q3,
         // q5..q7), transposes (Ortho) and, since all four lanes of a plane are then equal, keeps plane
         // m's bits in lane m of every nibble: planes 0-3 in one word (comp0), 4-7 in another (comp1);
@@ -159,7 +277,7 @@ internal readonly struct AesPortableFlat : IAes
         // so the compressed words are q0's and q4's low nibbles (comp0) and high nibbles (comp1), side
         // by side in each byte. Five operations instead of a transposition of eight words per round
         // key (PortableTests checks the whole schedule against FIPS-197 bitsliced and rotated there).
-        InterleaveIn(w0, w1, w2, w3, out ulong q0, out ulong q4);
+        InterleaveIn(roundKey, Unsafe.Add(ref roundKey, 1), Unsafe.Add(ref roundKey, 2), Unsafe.Add(ref roundKey, 3), out ulong q0, out ulong q4);
         ulong comp0 = (q0 & 0x0F0F0F0F0F0F0F0FUL) | ((q4 & 0x0F0F0F0F0F0F0F0FUL) << 4);
         ulong comp1 = ((q0 >> 4) & 0x0F0F0F0F0F0F0F0FUL) | (q4 & 0xF0F0F0F0F0F0F0F0UL);
 
@@ -559,7 +677,8 @@ internal readonly struct AesPortableFlat : IAes
     {
         for (int g = 0; g < count; g++)
         {
-            EncryptGroup(ref sk, rounds, ref Unsafe.Add(ref state, 8 * g));
+            // No key expansion: w is not read (any ref will do).
+            EncryptGroup<WithoutKeyExpansion>(ref sk, rounds, ref Unsafe.Add(ref state, 8 * g), ref Unsafe.As<ulong, uint>(ref sk));
         }
     }
 
@@ -569,10 +688,15 @@ internal readonly struct AesPortableFlat : IAes
     /// MixColumns, the ShiftRows the fixsliced rounds skipped, transpose out. Round key r is the 8
     /// words at sk + 8r. The round is written out in this one body over locals, not as calls with the
     /// state passed by reference: the interpreter then reads and writes plain locals, with no
-    /// indirection per access (measured in docs/blazor.md).
+    /// indirection per access (measured in docs/blazor.md). With <typeparamref name="TExpansion"/>
+    /// <see cref="WithKeyExpansion"/> the pass also makes the round keys from the key's words at
+    /// <paramref name="w"/> (60 words; round keys 0 to Nk / 4 - 1 already made), each in a round
+    /// before its use (see <see cref="ExpandKeyEncryptBlock"/>); with <see cref="WithoutKeyExpansion"/>
+    /// (a constant in each specialised copy) <paramref name="w"/> is not touched.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void EncryptGroup(ref ulong sk, int rounds, ref ulong q)
+    private static void EncryptGroup<TExpansion>(ref ulong sk, int rounds, ref ulong q, ref uint w)
+        where TExpansion : struct, IKeyExpansion
     {
         ulong a0 = q, a1 = Unsafe.Add(ref q, 1), a2 = Unsafe.Add(ref q, 2), a3 = Unsafe.Add(ref q, 3);
         ulong a4 = Unsafe.Add(ref q, 4), a5 = Unsafe.Add(ref q, 5), a6 = Unsafe.Add(ref q, 6), a7 = Unsafe.Add(ref q, 7);
@@ -585,9 +709,25 @@ internal readonly struct AesPortableFlat : IAes
         a5 ^= Unsafe.Add(ref sk, 5);
         a6 ^= Unsafe.Add(ref sk, 6);
         a7 ^= Unsafe.Add(ref sk, 7);
+        int nk = rounds - 6;
+        uint rcon = 1;
         for (int r = 1; r <= rounds; r++)
         {
+            // Round r's S-box layer makes round key r (AES-128) or r + 1 (AES-256), before
+            // AddRoundKey first needs it. Round number and key length (public) steer the branches.
+            int next = r + (nk >> 2) - 1;
+            bool expands = default(TExpansion).Expands && next <= rounds;
+            if (expands)
+            {
+                InsertSubWordInput(SubWordInput(ref w, next, nk), ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
+            }
+
             SubBytes(ref a0, ref a1, ref a2, ref a3, ref a4, ref a5, ref a6, ref a7);
+            if (expands)
+            {
+                NextRoundKeyWords(ref w, next, nk, ExtractSubWordOutput(a0, a1, a2, a3, a4, a5, a6, a7), ref rcon);
+                BitsliceRoundKey(ref w, next, ref sk);
+            }
 
             // No ShiftRows (fixslicing, Adomnicai and Peyrin, "Fixslicing AES-like ciphers", 2020):
             // ShiftRows cost 19 operations per plane, more than the S-box, and the interpreter pays
@@ -948,5 +1088,32 @@ internal readonly struct AesPortableFlat : IAes
 
         Span<byte> scratch = stackalloc byte[BurnBytes];
         CryptographicOperations.ZeroMemory(scratch);
+    }
+}
+
+/// <summary>Whether <see cref="AesPortableFlat"/>'s pass also expands the key: a type argument, so each copy of the pass has it as a constant.</summary>
+internal interface IKeyExpansion
+{
+    /// <summary>True when the pass makes the round keys as it goes.</summary>
+    bool Expands { get; }
+}
+
+/// <summary>A pass over round keys already made.</summary>
+internal readonly struct WithoutKeyExpansion : IKeyExpansion
+{
+    public bool Expands
+    {
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        get => false;
+    }
+}
+
+/// <summary>A pass that makes the round keys as it goes (the tag block's, with the message-encryption key).</summary>
+internal readonly struct WithKeyExpansion : IKeyExpansion
+{
+    public bool Expands
+    {
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        get => true;
     }
 }
