@@ -49,9 +49,9 @@ internal static class Kernels
         counterBlock[1] = counterBlock[2] = counterBlock[3] = 0xFF;
 
         var schedule = default(AesKeySchedule);
-        default(AesPortableFlat).ExpandKey(key, ref schedule);
+        default(AesPortable).ExpandKey(key, ref schedule);
         V[] roundKeys = RoundKeyMasks(key);
-        default(AesPortableFlat).Ctr32(in schedule, 14, counterBlock, input, flatOut);
+        default(AesPortable).Ctr32(in schedule, 14, counterBlock, input, flatOut);
         var state = new V[128];
         var scratch = new V[128];
         var words = new uint[4 * PassBlocks];
@@ -69,7 +69,7 @@ internal static class Kernels
         Console.WriteLine("| --- | ---: |");
         Row("XOR of 16 bytes, ulong", Time(() => XorScalar(scalarData)) * 1000 / blocks);
         Row("XOR of 16 bytes, Vector<uint>", Time(() => XorVector(vectorData)) * 1000 / blocks);
-        Row("Portable CTR, 64 KiB", Time(() => default(AesPortableFlat).Ctr32(in schedule, 14, counterBlock, input, flatOut)) * 1000 / blocks);
+        Row("Portable CTR, 64 KiB", Time(() => default(AesPortable).Ctr32(in schedule, 14, counterBlock, input, flatOut)) * 1000 / blocks);
         Row("Vector<uint> full-bitsliced CTR, 64 KiB", Time(() => Ctr32(roundKeys, counterBlock, input, vectorOut, state, scratch, words)) * 1000 / blocks);
         Row("  of which: the 14 rounds of one pass", Time(() => Rounds(roundKeys, state, scratch)) * 1000 / PassBlocks);
         Row("  of which: transposition out of one pass", Time(() => SlicesOut(state, words)) * 1000 / PassBlocks);
@@ -84,7 +84,7 @@ internal static class Kernels
         foreach (int n in new[] { 2048, 4096 })
         {
             byte[] inN = input.Take(n).ToArray(), outN = new byte[n];
-            Row($"Portable CTR, {n} B", Time(() => default(AesPortableFlat).Ctr32(in schedule, 14, counterBlock, inN, outN)) * 1000 / (n / 16));
+            Row($"Portable CTR, {n} B", Time(() => default(AesPortable).Ctr32(in schedule, 14, counterBlock, inN, outN)) * 1000 / (n / 16));
             Row($"Vector<uint> full-bitsliced CTR (masks built beforehand), {n} B", Time(() => Ctr32(roundKeys, counterBlock, inN, outN, state, scratch, words)) * 1000 / (n / 16));
         }
 
@@ -138,11 +138,11 @@ internal static class Kernels
             uint t = w[i - 1];
             if (i % 8 == 0)
             {
-                t = AesPortableFlat.SubWord((t >> 8) | (t << 24)) ^ rcon[(i / 8) - 1];
+                t = AesPortable.SubWord((t >> 8) | (t << 24)) ^ rcon[(i / 8) - 1];
             }
             else if (i % 8 == 4)
             {
-                t = AesPortableFlat.SubWord(t);
+                t = AesPortable.SubWord(t);
             }
 
             w[i] = w[i - 8] ^ t;
@@ -321,7 +321,7 @@ internal static class Kernels
         }
     }
 
-    /// <summary>The AES S-box on one byte position's 8 slices (bit b at input + b), Boyar-Peralta's circuit as AesPortableFlat.SubWord.</summary>
+    /// <summary>The AES S-box on one byte position's 8 slices (bit b at input + b), Boyar-Peralta's circuit as AesPortable.SubWord.</summary>
     private static void SubByte(ref V input, ref V output)
     {
         V x0 = Unsafe.Add(ref input, 7), x1 = Unsafe.Add(ref input, 6), x2 = Unsafe.Add(ref input, 5), x3 = Unsafe.Add(ref input, 4);

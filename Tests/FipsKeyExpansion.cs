@@ -46,7 +46,7 @@ internal static class FipsKeyExpansion
     }
 
     private static void SubWord(byte[] word) =>
-        BinaryPrimitives.WriteUInt32LittleEndian(word, AesPortableFlat.SubWord(BinaryPrimitives.ReadUInt32LittleEndian(word)));
+        BinaryPrimitives.WriteUInt32LittleEndian(word, AesPortable.SubWord(BinaryPrimitives.ReadUInt32LittleEndian(word)));
 }
 
 [TestFixture]

@@ -1,4 +1,4 @@
-// The Portable backend's AES (the fixsliced AES in Cryptography/Internal/Aes.PortableFlat.cs) against
+// The Portable backend's AES (the fixsliced AES in Cryptography/Internal/Aes.Portable.cs) against
 // an AES that shares no code with it: the platform's (System.Security.Cryptography.Aes in ECB mode,
 // OpenSSL on Linux, for blocks and a CTR32 built from them here) and, for SubWord and the key
 // schedule, FIPS-197 written out in this file. Portable is the reference every other backend is
@@ -27,7 +27,7 @@ public class PortableTests
     [Test]
     public void PortableRunsTheFixslicedAes()
     {
-        Assert.That(Backends.Get(AesGcmSivBackend.Portable), Is.TypeOf<Backend<AesPortableFlat, PolyvalPortable>>());
+        Assert.That(Backends.Get(AesGcmSivBackend.Portable), Is.TypeOf<Backend<AesPortable, PolyvalPortable>>());
         Assert.That(Backends.Supported(), Does.Contain(AesGcmSivBackend.Portable));
     }
 
@@ -45,7 +45,7 @@ public class PortableTests
                     expected |= (uint)Sbox((byte)(word >> k)) << k;
                 }
 
-                Assert.That(AesPortableFlat.SubWord(word), Is.EqualTo(expected), $"byte {b:x2} at bit {shift}");
+                Assert.That(AesPortable.SubWord(word), Is.EqualTo(expected), $"byte {b:x2} at bit {shift}");
             }
         }
     }
@@ -64,7 +64,7 @@ public class PortableTests
                 actual[j] = ulong.MaxValue; // what an earlier, longer key left: must be cleared
             }
 
-            default(AesPortableFlat).ExpandKey(key, ref actual);
+            default(AesPortable).ExpandKey(key, ref actual);
             Assert.That(actual.AsSpan().ToArray(), Is.EqualTo(FixslicedSchedule(key)), $"key {Convert.ToHexStringLower(key)}");
         }
     }
@@ -86,9 +86,9 @@ public class PortableTests
                 actual[j] = ulong.MaxValue;
             }
 
-            default(AesPortableFlat).ExpandKey(key, ref expected);
+            default(AesPortable).ExpandKey(key, ref expected);
             byte[] encrypted = (byte[])block.Clone();
-            AesPortableFlat.ExpandKeyEncryptBlock(key, ref actual, encrypted);
+            AesPortable.ExpandKeyEncryptBlock(key, ref actual, encrypted);
             Assert.That(actual.AsSpan().ToArray(), Is.EqualTo(expected.AsSpan().ToArray()), $"schedule, key {Convert.ToHexStringLower(key)}");
             Assert.That(encrypted, Is.EqualTo(EcbEncrypt(key, block)), $"block, key {Convert.ToHexStringLower(key)}");
         }
@@ -116,7 +116,7 @@ public class PortableTests
         var random = new Random(Seed + 11 + keyLength);
         byte[] key = Bytes(random, keyLength), counter = Bytes(random, 16);
         AesKeySchedule schedule = default;
-        default(AesPortableFlat).ExpandKey(key, ref schedule);
+        default(AesPortable).ExpandKey(key, ref schedule);
         int rounds = Primitives.Rounds(key);
         for (int length = 0; length <= 70 * 16; length += length < 100 ? 1 : 13)
         {
@@ -124,16 +124,16 @@ public class PortableTests
             buffer.AsSpan().Fill(0xA5);
             if (length % 16 == 0)
             {
-                default(AesPortableFlat).EncryptBlocks(in schedule, rounds, input, buffer.AsSpan(32, length));
+                default(AesPortable).EncryptBlocks(in schedule, rounds, input, buffer.AsSpan(32, length));
                 Assert.That(buffer.AsSpan(32, length).ToArray(), Is.EqualTo(EcbEncrypt(key, input)), $"blocks, length {length}");
                 Assert.That(buffer.AsSpan(0, 32).ToArray().Concat(buffer.AsSpan(32 + length).ToArray()).All(b => b == 0xA5), Is.True, $"blocks' guard bytes, length {length}");
                 input.CopyTo(buffer, 32);
-                default(AesPortableFlat).EncryptBlocks(in schedule, rounds, buffer.AsSpan(32, length), buffer.AsSpan(32, length));
+                default(AesPortable).EncryptBlocks(in schedule, rounds, buffer.AsSpan(32, length), buffer.AsSpan(32, length));
                 Assert.That(buffer.AsSpan(32, length).ToArray(), Is.EqualTo(EcbEncrypt(key, input)), $"blocks in place, length {length}");
             }
 
             buffer.AsSpan().Fill(0xA5);
-            default(AesPortableFlat).Ctr32(in schedule, rounds, counter, input, buffer.AsSpan(32, length));
+            default(AesPortable).Ctr32(in schedule, rounds, counter, input, buffer.AsSpan(32, length));
             Assert.That(buffer.AsSpan(32, length).ToArray(), Is.EqualTo(Ctr32(key, counter, input)), $"CTR, length {length}");
             Assert.That(buffer.AsSpan(0, 32).ToArray().Concat(buffer.AsSpan(32 + length).ToArray()).All(b => b == 0xA5), Is.True, $"CTR's guard bytes, length {length}");
         }
@@ -191,7 +191,7 @@ public class PortableTests
 
     /// <summary>
     /// The expected schedule: FIPS-197's round keys (section 5.2), each bitsliced as the file opening
-    /// Aes.PortableFlat.cs describes (plane p, bit 16 * row + 4 * column + lane: bit p of that round
+    /// Aes.Portable.cs describes (plane p, bit 16 * row + 4 * column + lane: bit p of that round
     /// key byte, the same in all four lanes), then, fixsliced, ShiftRows applied (4 - r) mod 4 times
     /// to round key r: row j's 16 bits rotated right by 4 * (j * times mod 4) bits. Zero after the last
     /// round key.

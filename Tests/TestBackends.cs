@@ -25,7 +25,7 @@ internal abstract class Primitives
     // test build (Tests.Mono) has only the software backends.
     public static Primitives For(AesGcmSivBackend backend) => HardwarePrimitives.For(backend) ?? backend switch
     {
-        _ => new Primitives<AesPortableFlat, PolyvalPortable>(),
+        _ => new Primitives<AesPortable, PolyvalPortable>(),
     };
 
     public static int Rounds(byte[] key) => key.Length == 16 ? 10 : 14;

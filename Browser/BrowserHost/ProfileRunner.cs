@@ -1,6 +1,6 @@
 // Where a message's time goes in the browser: each step of RFC 8452's composition timed on its own
 // (as Benchmarks' MessageCostBenchmarks does under the JIT), for the Portable backend (its fixsliced
-// AES, AesPortableFlat, and the portable POLYVAL). Run by scripts/browser-benchmark.sh (profile=1). The fixed cost per message is key derivation,
+// AES, AesPortable, and the portable POLYVAL). Run by scripts/browser-benchmark.sh (profile=1). The fixed cost per message is key derivation,
 // the message-encryption key's expansion, POLYVAL's set-up and the tag block; the cost per byte is
 // CTR and POLYVAL. Interleaved rounds, medians, as BenchRunner.
 
@@ -25,16 +25,16 @@ public static class ProfileRunner
             byte[] key = BrowserChecks.Bytes(random, keyBits / 8), nonce = BrowserChecks.Bytes(random, 12);
             int rounds0 = keyBits == 128 ? 10 : 14;
             var schedule = new AesKeySchedule();
-            default(AesPortableFlat).ExpandKey(key, ref schedule);
+            default(AesPortable).ExpandKey(key, ref schedule);
             byte[] derived = new byte[96], block = new byte[16], counter = BrowserChecks.Bytes(random, 16);
             var expanded = new AesKeySchedule();
-            steps.Add(("AES key expansion, Portable", keyBits, 0, () => default(AesPortableFlat).ExpandKey(key, ref expanded)));
-            steps.Add(("key derivation, Portable", keyBits, 0, () => GcmSiv<AesPortableFlat, PolyvalPortable>.DeriveKeyMaterial(in schedule, rounds0, nonce, derived)));
-            steps.Add(("one AES block (the tag), Portable", keyBits, 16, () => default(AesPortableFlat).EncryptBlocks(in schedule, rounds0, block, block)));
+            steps.Add(("AES key expansion, Portable", keyBits, 0, () => default(AesPortable).ExpandKey(key, ref expanded)));
+            steps.Add(("key derivation, Portable", keyBits, 0, () => GcmSiv<AesPortable, PolyvalPortable>.DeriveKeyMaterial(in schedule, rounds0, nonce, derived)));
+            steps.Add(("one AES block (the tag), Portable", keyBits, 16, () => default(AesPortable).EncryptBlocks(in schedule, rounds0, block, block)));
             foreach (int size in new[] { 64, 8192 })
             {
                 byte[] data = BrowserChecks.Bytes(random, size);
-                steps.Add(("CTR32, Portable", keyBits, size, () => default(AesPortableFlat).Ctr32(in schedule, rounds0, counter, data, data)));
+                steps.Add(("CTR32, Portable", keyBits, size, () => default(AesPortable).Ctr32(in schedule, rounds0, counter, data, data)));
                 // Not disposed here: the step runs after this loop. The page's lifetime ends it.
                 var aead = new AesGcmSiv(key, AesGcmSivBackend.Portable);
                 byte[] output = new byte[size], tag = new byte[16];

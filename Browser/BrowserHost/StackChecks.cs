@@ -77,7 +77,7 @@ public static class StackChecks
         return secrets;
     }
 
-    /// <summary>BearSSL's interleave_in (AesPortableFlat.InterleaveIn), written again here as the test's reference.</summary>
+    /// <summary>BearSSL's interleave_in (AesPortable.InterleaveIn), written again here as the test's reference.</summary>
     private static (ulong Even, ulong Odd) Interleave(uint[] w)
     {
         ulong[] x = w.Select(v => (ulong)v).ToArray();

@@ -16,7 +16,7 @@
 //    block registers (three rounds of SWAPMOVE at distances 1, 2 and 4); it is its own inverse, so
 //    the same network brings the planes back to blocks.
 //  * SubBytes is the Boyar-Peralta circuit (eprint 2009/191, 115 gates: 32 AND, 83 XOR), the same
-//    gate list as the scalar Aes.PortableFlat.cs, here on 128-bit planes: one pass substitutes all 128
+//    gate list as the scalar Aes.Portable.cs, here on 128-bit planes: one pass substitutes all 128
 //    bytes. Its four NOTs (the affine constant 0x63) are not computed per round: ShiftRows permutes
 //    bytes and MixColumns maps a column of equal bytes c to itself (2c + 3c + c + c = c), so a
 //    constant added after SubBytes passes through unchanged to AddRoundKey and is folded into round
@@ -432,7 +432,7 @@ internal readonly struct AesBitsliced : IAes
         for (int r = 1; ; r++)
         {
             // SubBytes without its affine constant (see the file's opening comment): the
-            // Boyar-Peralta circuit, as in Aes.PortableFlat.cs with its four XNORs as XORs. The paper
+            // Boyar-Peralta circuit, as in Aes.Portable.cs with its four XNORs as XORs. The paper
             // numbers bits from the most significant: x0 is plane 7.
             Vector128<byte> x0 = q7, x1 = q6, x2 = q5, x3 = q4, x4 = q3, x5 = q2, x6 = q1, x7 = q0;
 

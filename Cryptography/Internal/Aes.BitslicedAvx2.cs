@@ -144,7 +144,7 @@ internal readonly struct AesBitslicedAvx2 : IBitslicedWide
         for (int r = 1; ; r++)
         {
             // SubBytes without its affine constant (see the file's opening comment): the
-            // Boyar-Peralta circuit, as in Aes.PortableFlat.cs with its four XNORs as XORs. The paper
+            // Boyar-Peralta circuit, as in Aes.Portable.cs with its four XNORs as XORs. The paper
             // numbers bits from the most significant: x0 is plane 7.
             Vector256<byte> x0 = q7, x1 = q6, x2 = q5, x3 = q4, x4 = q3, x5 = q2, x6 = q1, x7 = q0;
 

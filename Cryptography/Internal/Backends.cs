@@ -97,12 +97,6 @@ internal static partial class Backends
     /// <summary>Every backend there is, widest first (per target); initialised before Active, which reads it.</summary>
     private static readonly Backend[] Widest = AllWidestFirst();
 
-    /// <summary>
-    /// Whether the fixsliced AES (AesPortableFlat, the Portable backend's AES; its IsSupported reads
-    /// this) runs here: everywhere, it is plain scalar C#.
-    /// </summary>
-    internal static bool PortableFlatAvailable => true;
-
     /// <summary>The backend new instances use: the widest this machine supports that passes its self-test.</summary>
     public static readonly Backend Active = Get(Choose(Supported(), SelfTest.Passes));
 

@@ -343,18 +343,18 @@ internal static class GcmSiv<TAes, TPolyval>
 
     /// <summary>
     /// Expands the message-encryption key into <paramref name="schedule"/>, then <see cref="ComputeTag"/>.
-    /// PortableFlat does both in one bitsliced pass where that was measured faster (Mono's JIT:
-    /// Backends.PortableFlatExpandsKeyInTagPass; AesPortableFlat.ExpandKeyEncryptBlock: the
+    /// The Portable backend's AES does both in one bitsliced pass where that was measured faster (Mono's JIT:
+    /// Backends.PortableExpandsKeyInTagPass; AesPortable.ExpandKeyEncryptBlock: the
     /// expansion's SubWords go through the tag pass's empty block slots), the others one after the
     /// other. The type test is a constant in each specialised copy of this class (the JITs fold it).
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static Vector128<byte> ExpandKeyComputeTag(ReadOnlySpan<byte> key, ref AesKeySchedule schedule, int rounds, ReadOnlySpan<byte> nonce, Span<byte> accumulator)
     {
-        if (typeof(TAes) == typeof(AesPortableFlat) && Backends.PortableFlatExpandsKeyInTagPass)
+        if (typeof(TAes) == typeof(AesPortable) && Backends.PortableExpandsKeyInTagPass)
         {
             Span<byte> inPlace = TagInputInPlace(nonce, accumulator);
-            AesPortableFlat.ExpandKeyEncryptBlock(key, ref schedule, inPlace);
+            AesPortable.ExpandKeyEncryptBlock(key, ref schedule, inPlace);
             return Vector128.Create<byte>(inPlace);
         }
 

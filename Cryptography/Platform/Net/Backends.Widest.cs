@@ -7,11 +7,11 @@ internal static partial class Backends
 {
     /// <summary>
     /// False: in the browser's interpreter the message key expanded inside the tag block's pass
-    /// (AesPortableFlat.ExpandKeyEncryptBlock, which the netstandard2.0 build uses under Mono's JIT)
+    /// (AesPortable.ExpandKeyEncryptBlock, which the netstandard2.0 build uses under Mono's JIT)
     /// measured slower than the expansion and the tag one after the other (AES-128 64-byte encryption
-    /// 0.41 instead of 0.34 of Portable's time, docs/platforms.md), so encryption keeps the two steps.
+    /// 0.41 instead of 0.34 of the deleted bitsliced AES's time, docs/platforms.md), so encryption keeps the two steps.
     /// </summary>
-    internal static bool PortableFlatExpandsKeyInTagPass => false;
+    internal static bool PortableExpandsKeyInTagPass => false;
 
     /// <summary>Every backend there is, widest first: the order the choice tries them in.</summary>
     private static Backend[] AllWidestFirst() =>
@@ -20,6 +20,6 @@ internal static partial class Backends
         new Backend<AesVector<AesNi>, PolyvalClmul<Pclmul>, StitchedDecrypt<AesNi, Pclmul>>(AesGcmSivBackend.AesNiPclmulqdq),
         new Backend<AesVector<AesArm64>, PolyvalClmul<Pmull>>(AesGcmSivBackend.Arm64),
         new Backend<AesBitslicedVector<AesBitslicedAvx2>, PolyvalWidening<NativeWideningMultiply, PolyvalWideningAvx2>>(AesGcmSivBackend.BitslicedVector),
-        new Backend<AesPortableFlat, PolyvalPortable>(AesGcmSivBackend.Portable),
+        new Backend<AesPortable, PolyvalPortable>(AesGcmSivBackend.Portable),
     ];
 }

@@ -9,14 +9,14 @@ internal static partial class Backends
 {
     /// <summary>
     /// True: encryption expands the message key inside the tag block's pass (GcmSiv,
-    /// AesPortableFlat.ExpandKeyEncryptBlock). Under Mono 6.8's JIT the tag's pass and the expansion
+    /// AesPortable.ExpandKeyEncryptBlock). Under Mono 6.8's JIT the tag's pass and the expansion
     /// took 1.21-1.26 µs that way, 1.43 one after the other (AES-256; docs/platforms.md).
     /// </summary>
-    internal static bool PortableFlatExpandsKeyInTagPass => true;
+    internal static bool PortableExpandsKeyInTagPass => true;
 
     /// <summary>Every backend there is, widest first: the order the choice tries them in.</summary>
     private static Backend[] AllWidestFirst() =>
     [
-        new Backend<AesPortableFlat, PolyvalPortable>(AesGcmSivBackend.Portable),
+        new Backend<AesPortable, PolyvalPortable>(AesGcmSivBackend.Portable),
     ];
 }

@@ -53,7 +53,7 @@ using System.Security.Cryptography;
 namespace Cryptography.Internal;
 
 /// <summary>The Portable backend's AES: fixsliced constant-time AES, state in locals and steps inlined.</summary>
-internal readonly struct AesPortableFlat : IAes
+internal readonly struct AesPortable : IAes
 {
     /// <summary>Bytes handled per bitsliced pass: four blocks.</summary>
     private const int GroupBytes = 64;
@@ -64,10 +64,10 @@ internal readonly struct AesPortableFlat : IAes
     /// <summary>Bytes of stack <see cref="BurnStack"/> overwrites after each operation.</summary>
     private const int BurnBytes = 2048;
 
-    // Everywhere (Backends.PortableFlatAvailable): plain scalar C#, measured faster than the bitsliced
-    // AES it replaced under the browser's interpreter (docs/blazor.md), Mono's JIT (docs/platforms.md)
-    // and .NET's JIT (docs/backends.md).
-    public bool IsSupported => Backends.PortableFlatAvailable;
+    // Everywhere: plain scalar C#, measured faster than the bitsliced AES it replaced under the
+    // browser's interpreter (docs/blazor.md), Mono's JIT (docs/platforms.md) and .NET's JIT
+    // (docs/backends.md).
+    public bool IsSupported => true;
 
     public int ScheduleBytes(int rounds) => AesKeySchedule.Length * sizeof(ulong);
 
@@ -1091,7 +1091,7 @@ internal readonly struct AesPortableFlat : IAes
     }
 }
 
-/// <summary>Whether <see cref="AesPortableFlat"/>'s pass also expands the key: a type argument, so each copy of the pass has it as a constant.</summary>
+/// <summary>Whether <see cref="AesPortable"/>'s pass also expands the key: a type argument, so each copy of the pass has it as a constant.</summary>
 internal interface IKeyExpansion
 {
     /// <summary>True when the pass makes the round keys as it goes.</summary>
