@@ -42,7 +42,7 @@ public class PortableTests
                 uint expected = 0;
                 for (int k = 0; k < 32; k += 8)
                 {
-                    expected |= (uint)Sbox((byte)(word >> k)) << k;
+                    expected |= (uint)FipsKeyExpansion.Sbox((byte)(word >> k)) << k;
                 }
 
                 Assert.That(AesPortable.SubWord(word), Is.EqualTo(expected), $"byte {b:x2} at bit {shift}");
@@ -190,7 +190,7 @@ public class PortableTests
     }
 
     /// <summary>
-    /// The expected schedule: FIPS-197's round keys (section 5.2), each bitsliced as the file opening
+    /// The expected schedule: FIPS-197's round keys (section 5.2, FipsKeyExpansion), each bitsliced as the file opening
     /// Aes.Portable.cs describes (plane p, bit 16 * row + 4 * column + lane: bit p of that round
     /// key byte, the same in all four lanes), then, fixsliced, ShiftRows applied (4 - r) mod 4 times
     /// to round key r: row j's 16 bits rotated right by 4 * (j * times mod 4) bits. Zero after the last
@@ -198,29 +198,8 @@ public class PortableTests
     /// </summary>
     private static ulong[] FixslicedSchedule(byte[] key)
     {
-        int nk = key.Length / 4, rounds = nk + 6;
-        byte[] w = new byte[16 * (rounds + 1)];
-        key.CopyTo(w, 0);
-        byte rcon = 1;
-        for (int i = nk; i < 4 * (rounds + 1); i++)
-        {
-            byte[] t = w.AsSpan(4 * (i - 1), 4).ToArray();
-            if (i % nk == 0)
-            {
-                t = [(byte)(Sbox(t[1]) ^ rcon), Sbox(t[2]), Sbox(t[3]), Sbox(t[0])];
-                rcon = (byte)((rcon << 1) ^ ((rcon >> 7) * 0x1B));
-            }
-            else if (nk > 6 && i % nk == 4)
-            {
-                t = [Sbox(t[0]), Sbox(t[1]), Sbox(t[2]), Sbox(t[3])];
-            }
-
-            for (int b = 0; b < 4; b++)
-            {
-                w[4 * i + b] = (byte)(w[4 * (i - nk) + b] ^ t[b]);
-            }
-        }
-
+        int rounds = (key.Length / 4) + 6;
+        byte[] w = FipsKeyExpansion.RoundKeys(key);
         ulong[] schedule = new ulong[AesKeySchedule.Length];
         for (int r = 0; r <= rounds; r++)
         {
@@ -249,45 +228,6 @@ public class PortableTests
         }
 
         return schedule;
-    }
-
-    /// <summary>The AES S-box from its definition (FIPS-197 section 5.1.1): the inverse in GF(2^8), then the affine map.</summary>
-    private static byte Sbox(byte x)
-    {
-        byte inverse = 1;
-        for (int i = 0; i < 254; i++)
-        {
-            inverse = Multiply(inverse, x); // x^254 = x^-1, and 0 for 0
-        }
-
-        if (x == 0)
-        {
-            inverse = 0;
-        }
-
-        int s = inverse;
-        for (int rotation = 1; rotation <= 4; rotation++)
-        {
-            s ^= ((inverse << rotation) | (inverse >> (8 - rotation))) & 0xFF;
-        }
-
-        return (byte)(s ^ 0x63);
-    }
-
-    private static byte Multiply(byte a, byte b)
-    {
-        int product = 0, x = a;
-        for (int bit = 0; bit < 8; bit++)
-        {
-            if (((b >> bit) & 1) != 0)
-            {
-                product ^= x;
-            }
-
-            x = (x << 1) ^ ((x >> 7) * 0x11B);
-        }
-
-        return (byte)product;
     }
 
     private static byte[] Bytes(Random random, int length)
