@@ -308,7 +308,12 @@ internal readonly struct AesPortable : IAes
     /// AES SubWord (FIPS-197 section 5.2): the S-box on each byte of <paramref name="w"/> through the
     /// same Boyar-Peralta circuit, bitsliced over the four bytes alone: plane k is bit k of every byte
     /// (bits 0, 8, 16, 24 of a 32-bit word), so no transposition of 64 bytes is needed for 4. Key
-    /// bytes are secret: no table, no branch. Internal so a test can check all 256 inputs.
+    /// bytes are secret: no table, no branch. Internal so a test can check all 256 inputs. The circuit
+    /// is <see cref="SubBytes"/>'s, written again on 32-bit planes: SubWord as a call of SubBytes on
+    /// 64-bit planes (bit k of each byte in plane k) gives the same bytes, but made Mono's 64-byte
+    /// AES-256 decryption, whose key expansion runs 13 of them, about 0.7% slower (thread CPU time,
+    /// three alternated runs each, AMD EPYC Zen 4), and 64-byte decryption is where the netstandard2.0
+    /// build is furthest from its goal (docs/platforms.md).
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static uint SubWord(uint w)
