@@ -20,6 +20,10 @@
 // two classes are drawn alike, so that a crossing there is the harness's or the machine's, not the code's.
 // --second fixed makes the second class fixed too, at other values (drawn once at random): fixed
 // against fixed, which tells a dependence on the values from one on repeating the same input.
+// --case KeccakControl times a constant-time workload that is no backend's (see that class) on the
+// same classes, and says whether it crossed; it decides nothing (exit code 0). --case PartDerive,
+// PartExpand, PartPolyval, PartCtr or PartBlock (with --backend Portable) times one part of Portable's
+// encryption alone on Encrypt's classes (class PortablePart).
 
 using System;
 using System.Collections.Generic;
@@ -95,6 +99,7 @@ public static class Program
             Console.WriteLine("# fixed class: one random key and message, drawn at the start");
         }
 
+        PortablePart.Requested = onlyCase?.StartsWith("Part", StringComparison.Ordinal) == true;
         GCSettings.LatencyMode = GCLatencyMode.SustainedLowLatency;
         bool anyLeak = false;
         if (onlyCase is null or "EarlyExitControl")
@@ -103,6 +108,13 @@ public static class Program
             bool seen = r.MaxT > 4.5;
             anyLeak |= !seen;
             Console.WriteLine($"| (harness) | EarlyExitControl | {r.Count} | {r.MaxT:F2} | {r.Crop} | {r.UncroppedT:F2} | {r.Median0} / {r.Median1} | {(seen ? "seen, as it must be" : "NOT SEEN: this run could not see a leak of its size")} |");
+        }
+
+        if (onlyCase is "KeccakControl")
+        {
+            Result r = Measure(new KeccakControl(), measurements);
+            Console.WriteLine($"| (control) | KeccakControl | {r.Count} | {r.MaxT:F2} | {r.Crop} | {r.UncroppedT:F2} | {r.Median0} / {r.Median1} | {(r.MaxT > 4.5 ? "crossed 4.5 (a constant-time workload: the machine's)" : "under 4.5")} |");
+            return 0;
         }
 
         foreach (Backend backend in BackendsToMeasure())
@@ -263,6 +275,50 @@ public static class Program
             Backend.Encrypt(in Schedules[slot], 14, Nonce, Message(slot), Output, TagOutput, AssociatedData);
     }
 
+    // Portable's 64-byte encryption in parts, each timed alone on the same classes as Encrypt (the key
+    // and the message fixed or random): which part carries the scalar AES's open finding
+    // (docs/testing.md). The slot's key stands in for every secret a part takes (the derived key, H, a
+    // counter block), as they are in the fixed class all alike and in the random one all different.
+    // Only with --case PartDerive, PartExpand, PartPolyval, PartCtr or PartBlock: an investigation, not a check.
+    private sealed class PortablePart(string part, Backend backend, int length) : PooledCase("Part" + part, backend, length)
+    {
+        public static bool Requested;
+
+        private AesKeySchedule _messageSchedule;
+        private PolyvalKey _polyvalKey;
+        private readonly byte[] _derived = new byte[96];
+        private readonly byte[] _accumulator = new byte[16];
+
+        public override void Prepare(int slot, int cls)
+        {
+            SetKey(slot, cls == 1 || !FixedKey);
+            SetMessage(slot, cls == 1 || !FixedMessage);
+        }
+
+        public override void Run(int slot)
+        {
+            switch (part)
+            {
+                case "Derive":
+                    GcmSiv<AesPortable, PolyvalPortable>.DeriveKeyMaterial(in Schedules[slot], 14, Nonce, _derived);
+                    break;
+                case "Expand":
+                    default(AesPortable).ExpandKey(Key(slot), ref _messageSchedule);
+                    break;
+                case "Polyval":
+                    default(PolyvalPortable).Init(Key(slot)[..16], Length / 16, ref _polyvalKey);
+                    default(PolyvalPortable).Update(in _polyvalKey, _accumulator, Message(slot));
+                    break;
+                case "Ctr":
+                    default(AesPortable).Ctr32(in Schedules[slot], 14, Key(slot)[..16], Message(slot), Output);
+                    break;
+                case "Block":
+                    System.Runtime.Intrinsics.Vector128.CopyTo(default(AesPortable).EncryptBlock(in Schedules[slot], 14, System.Runtime.Intrinsics.Vector128.Create<byte>(Message(slot)[..16])), Output.AsSpan(0, 16));
+                    break;
+            }
+        }
+    }
+
     // Secret: key and plaintext, behind a valid ciphertext and tag.
     private sealed class Decrypt(Backend backend, int length) : PooledCase("Decrypt", backend, length)
     {
@@ -317,6 +373,172 @@ public static class Program
         }
     }
 
+    // A second kind of control, for the scalar AES's open finding (docs/testing.md: Portable's
+    // fixed-against-random cases cross now and then, and only when one class repeats one input). This
+    // workload is constant time by construction and does the same kind of work as a bitsliced AES
+    // (64-bit AND, NOT, XOR and rotations; no multiply, no branch or memory index on data): one
+    // Keccak-f[1600] permutation, the SHA-3 one, of the same classes of key and message as Encrypt
+    // (all zero, or as --fixed, --vary and --second set them, against random). Written with loops and
+    // indices, it takes about as long as Portable's 64-byte encryption (3.3 µs here). It is no backend's
+    // code. If it crosses 4.5 about as often as Portable does, the crossing is how this machine times
+    // the same instructions on repeated data, not a flaw of the library's code; if it never does, that
+    // explanation is weakened. Runs only with --case KeccakControl.
+    private sealed class KeccakControl : Case
+    {
+                private const int Permutations = 8;
+        private readonly byte[] _inputs = new byte[96 * BatchSize]; // per slot: key (32), message (64)
+
+        public KeccakControl()
+            : base("KeccakControl")
+        {
+            // The permutation checked once: SHA3-256 of the empty message (FIPS 202; one padded block).
+            Span<ulong> state = stackalloc ulong[25];
+            state.Clear();
+            state[0] = 0x06;
+            state[16] = 0x80UL << 56; // byte 135, the last of SHA3-256's 136-byte rate
+            KeccakF1600(state);
+            Span<byte> digest = System.Runtime.InteropServices.MemoryMarshal.AsBytes(state)[..32];
+            if (BitConverter.ToString(digest.ToArray()).Replace("-", string.Empty) != "A7FFC6F8BF1ED76651C14756A061D662F580FF4DE43B49FA82D80A4B80F8434A")
+            {
+                throw new InvalidOperationException("Keccak-f[1600] does not give SHA3-256(\"\")");
+            }
+        }
+
+        public override void Prepare(int slot, int cls)
+        {
+            Span<byte> input = _inputs.AsSpan(96 * slot, 96);
+            bool randomKey = cls == 1 || !PooledCase.FixedKey;
+            bool randomMessage = cls == 1 || !PooledCase.FixedMessage;
+            Fill(input[..32], randomKey, PooledCase.FixedInput.AsSpan(0, 32), PooledCase.SecondInput.AsSpan(0, 32));
+            Fill(input[32..], randomMessage, PooledCase.FixedInput.AsSpan(32, 64), PooledCase.SecondInput.AsSpan(32, 64));
+        }
+
+        private static void Fill(Span<byte> to, bool random, ReadOnlySpan<byte> fixedValue, ReadOnlySpan<byte> second)
+        {
+            if (random && !PooledCase.SecondIsFixed)
+            {
+                RandomNumberGenerator.Fill(to);
+            }
+            else
+            {
+                (random ? second : fixedValue).CopyTo(to);
+            }
+        }
+
+        public override void Run(int slot) => Sink = Permute(_inputs.AsSpan(96 * slot, 96));
+
+        public static ulong Sink;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static ulong Permute(ReadOnlySpan<byte> input)
+        {
+            Span<ulong> a = stackalloc ulong[25];
+            a.Clear();
+            System.Runtime.InteropServices.MemoryMarshal.Cast<byte, ulong>(input).CopyTo(a);
+            for (int i = 0; i < Permutations; i++)
+            {
+                KeccakF1600(a);
+            }
+
+            return a[0];
+        }
+
+        // Round constants and rotation offsets of FIPS 202 (facts of the standard).
+        private static readonly ulong[] RoundConstants =
+        [
+            0x0000000000000001, 0x0000000000008082, 0x800000000000808A, 0x8000000080008000,
+            0x000000000000808B, 0x0000000080000001, 0x8000000080008081, 0x8000000000008009,
+            0x000000000000008A, 0x0000000000000088, 0x0000000080008009, 0x000000008000000A,
+            0x000000008000808B, 0x800000000000008B, 0x8000000000008089, 0x8000000000008003,
+            0x8000000000008002, 0x8000000000000080, 0x000000000000800A, 0x800000008000000A,
+            0x8000000080008081, 0x8000000000008080, 0x0000000080000001, 0x8000000080008008,
+        ];
+
+        // A rotation (net472, which ConstantTime.Mono builds for, has no BitOperations); the JIT makes it one instruction.
+        private static ulong Rotl(ulong value, int count) => (value << count) | (value >> (64 - count));
+
+        // The rotation offsets of FIPS 202 are the constants in the rho-and-pi step. Lanes in locals, one
+        // round written out, so that the JIT keeps the state in registers as far as x64 has them: dense
+        // ALU work, as in the bitsliced AES.
+        internal static void KeccakF1600(Span<ulong> a)
+        {
+            ulong a00 = a[0]; ulong a10 = a[1]; ulong a20 = a[2]; ulong a30 = a[3]; ulong a40 = a[4];
+            ulong a01 = a[5]; ulong a11 = a[6]; ulong a21 = a[7]; ulong a31 = a[8]; ulong a41 = a[9];
+            ulong a02 = a[10]; ulong a12 = a[11]; ulong a22 = a[12]; ulong a32 = a[13]; ulong a42 = a[14];
+            ulong a03 = a[15]; ulong a13 = a[16]; ulong a23 = a[17]; ulong a33 = a[18]; ulong a43 = a[19];
+            ulong a04 = a[20]; ulong a14 = a[21]; ulong a24 = a[22]; ulong a34 = a[23]; ulong a44 = a[24];
+            for (int round = 0; round < 24; round++)
+            {
+                ulong c0 = a00 ^ a01 ^ a02 ^ a03 ^ a04;
+                ulong c1 = a10 ^ a11 ^ a12 ^ a13 ^ a14;
+                ulong c2 = a20 ^ a21 ^ a22 ^ a23 ^ a24;
+                ulong c3 = a30 ^ a31 ^ a32 ^ a33 ^ a34;
+                ulong c4 = a40 ^ a41 ^ a42 ^ a43 ^ a44;
+                ulong d0 = c4 ^ Rotl(c1, 1);
+                ulong d1 = c0 ^ Rotl(c2, 1);
+                ulong d2 = c1 ^ Rotl(c3, 1);
+                ulong d3 = c2 ^ Rotl(c4, 1);
+                ulong d4 = c3 ^ Rotl(c0, 1);
+                ulong b00 = a00 ^ d0;
+                ulong b13 = Rotl(a01 ^ d0, 36);
+                ulong b21 = Rotl(a02 ^ d0, 3);
+                ulong b34 = Rotl(a03 ^ d0, 41);
+                ulong b42 = Rotl(a04 ^ d0, 18);
+                ulong b02 = Rotl(a10 ^ d1, 1);
+                ulong b10 = Rotl(a11 ^ d1, 44);
+                ulong b23 = Rotl(a12 ^ d1, 10);
+                ulong b31 = Rotl(a13 ^ d1, 45);
+                ulong b44 = Rotl(a14 ^ d1, 2);
+                ulong b04 = Rotl(a20 ^ d2, 62);
+                ulong b12 = Rotl(a21 ^ d2, 6);
+                ulong b20 = Rotl(a22 ^ d2, 43);
+                ulong b33 = Rotl(a23 ^ d2, 15);
+                ulong b41 = Rotl(a24 ^ d2, 61);
+                ulong b01 = Rotl(a30 ^ d3, 28);
+                ulong b14 = Rotl(a31 ^ d3, 55);
+                ulong b22 = Rotl(a32 ^ d3, 25);
+                ulong b30 = Rotl(a33 ^ d3, 21);
+                ulong b43 = Rotl(a34 ^ d3, 56);
+                ulong b03 = Rotl(a40 ^ d4, 27);
+                ulong b11 = Rotl(a41 ^ d4, 20);
+                ulong b24 = Rotl(a42 ^ d4, 39);
+                ulong b32 = Rotl(a43 ^ d4, 8);
+                ulong b40 = Rotl(a44 ^ d4, 14);
+                a00 = b00 ^ (~b10 & b20);
+                a10 = b10 ^ (~b20 & b30);
+                a20 = b20 ^ (~b30 & b40);
+                a30 = b30 ^ (~b40 & b00);
+                a40 = b40 ^ (~b00 & b10);
+                a01 = b01 ^ (~b11 & b21);
+                a11 = b11 ^ (~b21 & b31);
+                a21 = b21 ^ (~b31 & b41);
+                a31 = b31 ^ (~b41 & b01);
+                a41 = b41 ^ (~b01 & b11);
+                a02 = b02 ^ (~b12 & b22);
+                a12 = b12 ^ (~b22 & b32);
+                a22 = b22 ^ (~b32 & b42);
+                a32 = b32 ^ (~b42 & b02);
+                a42 = b42 ^ (~b02 & b12);
+                a03 = b03 ^ (~b13 & b23);
+                a13 = b13 ^ (~b23 & b33);
+                a23 = b23 ^ (~b33 & b43);
+                a33 = b33 ^ (~b43 & b03);
+                a43 = b43 ^ (~b03 & b13);
+                a04 = b04 ^ (~b14 & b24);
+                a14 = b14 ^ (~b24 & b34);
+                a24 = b24 ^ (~b34 & b44);
+                a34 = b34 ^ (~b44 & b04);
+                a44 = b44 ^ (~b04 & b14);
+                a00 ^= RoundConstants[round];
+            }
+            a[0] = a00; a[1] = a10; a[2] = a20; a[3] = a30; a[4] = a40;
+            a[5] = a01; a[6] = a11; a[7] = a21; a[8] = a31; a[9] = a41;
+            a[10] = a02; a[11] = a12; a[12] = a22; a[13] = a32; a[14] = a42;
+            a[15] = a03; a[16] = a13; a[17] = a23; a[18] = a33; a[19] = a43;
+            a[20] = a04; a[21] = a14; a[22] = a24; a[23] = a34; a[24] = a44;
+        }
+    }
+
     // The harness's own check that it can see a small difference: a byte-by-byte comparison of 16
     // bytes that stops at the first difference, given pairs that differ in their first byte (class 0)
     // or their last (class 1): 15 loop iterations apart, a few nanoseconds. It must cross 4.5; a run in
@@ -357,6 +579,13 @@ public static class Program
         yield return new Decrypt(backend, length);
         yield return new Reject(backend, length, throws: true);
         yield return new Reject(backend, length, throws: false);
+        if (backend.Id == AesGcmSivBackend.Portable && PortablePart.Requested)
+        {
+            foreach (string part in new[] { "Derive", "Expand", "Polyval", "Ctr", "Block" })
+            {
+                yield return new PortablePart(part, backend, length);
+            }
+        }
     }
 
     private readonly record struct Result(long Count, double MaxT, string Crop, double UncroppedT, long Median0, long Median1);
