@@ -142,9 +142,8 @@ internal static class GcmSiv<TAes, TPolyval>
 
             // CTR needs the expanded key before POLYVAL can take the plaintext, so here it comes first.
             Span<byte> derived = scratch.Slice(DerivedOffset, 96);
-            int encryptionKeyLength = DeriveKeyMaterial(in keyGeneratingKey, rounds, nonceCopy, derived);
+            DeriveKeysExpandKey(in keyGeneratingKey, rounds, nonceCopy, derived, ref messageEncryptionKey);
             default(TPolyval).Init(derived[..16], polyvalBlocks, ref messageAuthenticationKey);
-            default(TAes).ExpandKey(derived.Slice(16, encryptionKeyLength), ref messageEncryptionKey);
 
             Span<byte> accumulator = scratch.Slice(AccumulatorOffset, BlockSize);
             accumulator.Clear();
@@ -261,6 +260,27 @@ internal static class GcmSiv<TAes, TPolyval>
         }
 
         return (blockCount - 2) * 8;
+    }
+
+    /// <summary>
+    /// <see cref="DeriveKeyMaterial"/>, then the message-encryption key expanded into
+    /// <paramref name="schedule"/> (decryption, whose CTR needs it first). For AES-256 the Portable
+    /// backend's AES does both in key derivation's two bitsliced passes where that was measured faster
+    /// (Mono's JIT: Backends.PortableExpandsKeyInDerivationPass; AesPortable.DeriveKeysExpandKey: the
+    /// expansion's SubWords go through the second pass's empty block slot). The type test is a
+    /// constant in each specialised copy of this class; the key length is public.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void DeriveKeysExpandKey(in AesKeySchedule keyGeneratingKey, int rounds, ReadOnlySpan<byte> nonce, Span<byte> derived, ref AesKeySchedule schedule)
+    {
+        if (typeof(TAes) == typeof(AesPortable) && Backends.PortableExpandsKeyInDerivationPass && rounds == 14)
+        {
+            AesPortable.DeriveKeysExpandKey(in keyGeneratingKey, rounds, nonce, derived, ref schedule);
+            return;
+        }
+
+        int encryptionKeyLength = DeriveKeyMaterial(in keyGeneratingKey, rounds, nonce, derived);
+        default(TAes).ExpandKey(derived.Slice(16, encryptionKeyLength), ref schedule);
     }
 
     /// <summary>POLYVAL over <paramref name="data"/> padded with zeros to a whole number of blocks.</summary>

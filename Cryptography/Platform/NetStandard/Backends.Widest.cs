@@ -14,6 +14,12 @@ internal static partial class Backends
     /// </summary>
     internal static bool PortableExpandsKeyInTagPass => true;
 
+    /// <summary>
+    /// True: AES-256 decryption expands the message key inside key derivation's second pass (GcmSiv,
+    /// AesPortable.DeriveKeysExpandKey), not with SubWords of its own after it (docs/platforms.md).
+    /// </summary>
+    internal static bool PortableExpandsKeyInDerivationPass => true;
+
     /// <summary>Every backend there is, widest first: the order the choice tries them in.</summary>
     private static Backend[] AllWidestFirst() =>
     [
