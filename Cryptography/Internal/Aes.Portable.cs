@@ -36,8 +36,9 @@
 //    Chromium: 0.70-0.75 of the time of the tag block and of AES-128's derivation);
 //  * the key schedule's SubWord runs the S-box circuit on the 4 bytes alone (bit planes of 32-bit
 //    words), not on a 64-byte bitsliced state transposed in and out for 4 bytes of it;
-//  * where a message's key is expanded right before its tag block (encryption: GcmSiv), one pass
-//    does both (ExpandKeyEncryptBlock): the SubWords go through the tag pass's empty block slots.
+//  * in the netstandard2.0 build (Mono), a message's key is expanded inside a pass with empty block
+//    slots, its SubWords riding in one: AES-256 key derivation's second pass (DeriveKeysExpandKey),
+//    AES-128 encryption's tag pass (ExpandKeyEncryptBlock).
 //
 // Constant time: no table indexed by secret data, no branch or loop count that
 // depends on it; only lengths and the (public) round count steer control flow.
