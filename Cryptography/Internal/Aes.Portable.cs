@@ -590,6 +590,41 @@ internal readonly struct AesPortable : IAes
         BurnStack();
     }
 
+    /// <summary>
+    /// One 16-byte block encrypted in place (the tag): <see cref="EncryptBlocks"/> on one block without
+    /// its batch loop and its eight groups' state, which Mono's JIT zero-fills on every call.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="rounds"/> is not 10 or 14.</exception>
+    /// <exception cref="ArgumentException">The block is not 16 bytes.</exception>
+    internal static void EncryptBlockInPlace(in AesKeySchedule schedule, int rounds, Span<byte> block)
+    {
+        CheckRounds(rounds);
+        if (block.Length != 16)
+        {
+            throw new ArgumentException("The block must be 16 bytes.", nameof(block));
+        }
+
+        EncryptBlockInPlaceCore(ref Unsafe.AsRef(in schedule[0]), rounds, ref MemoryMarshal.GetReference(block));
+        BurnStack();
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
+    private static void EncryptBlockInPlaceCore(ref ulong sk, int rounds, ref byte block)
+    {
+        Span<ulong> state = stackalloc ulong[8];
+        ref ulong q = ref MemoryMarshal.GetReference(state);
+        InterleaveIn(Word(ref block, 0), Word(ref block, 4), Word(ref block, 8), Word(ref block, 12), out q, out Unsafe.Add(ref q, 4));
+        Unsafe.Add(ref q, 1) = 0;
+        Unsafe.Add(ref q, 2) = 0;
+        Unsafe.Add(ref q, 3) = 0;
+        Unsafe.Add(ref q, 5) = 0;
+        Unsafe.Add(ref q, 6) = 0;
+        Unsafe.Add(ref q, 7) = 0;
+        EncryptGroups(ref sk, rounds, ref q, 1);
+        StoreBlock(ref block, q, Unsafe.Add(ref q, 4));
+        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(state));
+    }
+
     [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     private static Vector128<byte> EncryptBlockCore(ref ulong sk, int rounds, Vector128<byte> block)
     {

@@ -355,7 +355,15 @@ internal static class GcmSiv<TAes, TPolyval>
         if (!default(TAes).EncryptsBlockInRegisters)
         {
             Span<byte> inPlace = TagInputInPlace(nonce, accumulator);
-            default(TAes).EncryptBlocks(in messageEncryptionKey, rounds, inPlace, inPlace);
+            if (typeof(TAes) == typeof(AesPortable) && Backends.PortableExpandsKeyInDerivationPass)
+            {
+                AesPortable.EncryptBlockInPlace(in messageEncryptionKey, rounds, inPlace);
+            }
+            else
+            {
+                default(TAes).EncryptBlocks(in messageEncryptionKey, rounds, inPlace, inPlace);
+            }
+
             return Vector128.Create<byte>(inPlace);
         }
 
