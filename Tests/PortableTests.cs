@@ -94,6 +94,63 @@ public class PortableTests
         }
     }
 
+    // Decryption's fused pass (GcmSiv's AES-256 key derivation in the netstandard2.0 build): blocks 2-5
+    // in the first pass, 0-1 in the second with the expansion's SubWords in a free slot. The derived
+    // bytes are RFC 8452's (the first half of AES(K, LE32(i) || nonce), from the platform's AES), the
+    // schedule ExpandKey's of the derived encryption key, over one an earlier key left; the 48 bytes
+    // after the derived keys stay as they were.
+    [Test]
+    public void DerivingWhileExpandingGivesTheKeysAndTheSchedule()
+    {
+        var random = new Random(Seed + 7);
+        for (int i = 0; i < 200; i++)
+        {
+            byte[] keyGeneratingKey = Bytes(random, 32), nonce = Bytes(random, 12), guard = Bytes(random, 48);
+            AesKeySchedule keySchedule = default, expected = default, actual = default;
+            default(AesPortable).ExpandKey(keyGeneratingKey, ref keySchedule);
+            for (int j = 0; j < AesKeySchedule.Length; j++)
+            {
+                actual[j] = ulong.MaxValue;
+            }
+
+            byte[] counterBlocks = new byte[96];
+            for (int b = 0; b < 6; b++)
+            {
+                counterBlocks[16 * b] = (byte)b;
+                nonce.CopyTo(counterBlocks, (16 * b) + 4);
+            }
+
+            byte[] encrypted = EcbEncrypt(keyGeneratingKey, counterBlocks);
+            byte[] keys = Enumerable.Range(0, 6).SelectMany(b => encrypted.Skip(16 * b).Take(8)).ToArray();
+            default(AesPortable).ExpandKey(keys.AsSpan(16), ref expected);
+
+            byte[] derived = new byte[96];
+            guard.CopyTo(derived, 48);
+            AesPortable.DeriveKeysExpandKey(in keySchedule, 14, nonce, derived, ref actual);
+            string context = $"key {Convert.ToHexStringLower(keyGeneratingKey)}, nonce {Convert.ToHexStringLower(nonce)}";
+            Assert.That(derived[..48], Is.EqualTo(keys), $"derived keys, {context}");
+            Assert.That(derived[48..], Is.EqualTo(guard), $"past the derived keys, {context}");
+            Assert.That(actual.AsSpan().ToArray(), Is.EqualTo(expected.AsSpan().ToArray()), $"schedule, {context}");
+        }
+    }
+
+    // The tag's single-block pass in the netstandard2.0 build (GcmSiv's ComputeTag): the platform's AES, in place.
+    [TestCase(16)]
+    [TestCase(32)]
+    public void OneBlockInPlaceMatchesThePlatformsAes(int keyLength)
+    {
+        var random = new Random(Seed + 13 + keyLength);
+        for (int i = 0; i < 200; i++)
+        {
+            byte[] key = Bytes(random, keyLength), block = Bytes(random, 16);
+            AesKeySchedule schedule = default;
+            default(AesPortable).ExpandKey(key, ref schedule);
+            byte[] encrypted = (byte[])block.Clone();
+            AesPortable.EncryptBlockInPlace(in schedule, Primitives.Rounds(key), encrypted);
+            Assert.That(encrypted, Is.EqualTo(EcbEncrypt(key, block)), $"key {Convert.ToHexStringLower(key)}, block {Convert.ToHexStringLower(block)}");
+        }
+    }
+
     [TestCase(16)]
     [TestCase(32)]
     public void AesBlocksMatchThePlatformsAes(int keyLength)

@@ -36,8 +36,9 @@
 //    Chromium: 0.70-0.75 of the time of the tag block and of AES-128's derivation);
 //  * the key schedule's SubWord runs the S-box circuit on the 4 bytes alone (bit planes of 32-bit
 //    words), not on a 64-byte bitsliced state transposed in and out for 4 bytes of it;
-//  * where a message's key is expanded right before its tag block (encryption: GcmSiv), one pass
-//    does both (ExpandKeyEncryptBlock): the SubWords go through the tag pass's empty block slots.
+//  * in the netstandard2.0 build (Mono), a message's key is expanded inside a pass with empty block
+//    slots, its SubWords riding in one: AES-256 key derivation's second pass (DeriveKeysExpandKey),
+//    AES-128 encryption's tag pass (ExpandKeyEncryptBlock).
 //
 // Constant time: no table indexed by secret data, no branch or loop count that
 // depends on it; only lengths and the (public) round count steer control flow.
@@ -159,38 +160,133 @@ internal readonly struct AesPortable : IAes
         ref ulong q = ref MemoryMarshal.GetReference(state);
         state.Clear();
         InterleaveIn(Word(ref block, 0), Word(ref block, 4), Word(ref block, 8), Word(ref block, 12), out q, out Unsafe.Add(ref q, 4));
-        EncryptGroup<WithKeyExpansion>(ref sk, rounds, ref q, ref w);
+        EncryptGroup<WithKeyExpansion>(ref sk, rounds, ref q, ref w, ref sk);
         StoreBlock(ref block, q, Unsafe.Add(ref q, 4));
         CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(state));
         ClearScheduleTail(ref sk, rounds);
         CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(words));
     }
 
-    // Where the fused pass puts a SubWord's four bytes: bit 1 of bytes 0 to 3 of every plane. After the
-    // transposition (Ortho), plane p's bit 8m + i is bit p of byte m of word i before it, and words 1
-    // (and 2, 3, 5, 6, 7) are the block slots the tag's pass leaves empty.
-    private const ulong SubWordSlot = 0x02020202UL;
+    /// <summary>
+    /// RFC 8452 section 4's key derivation for AES-256 (<paramref name="rounds"/> 14) and the
+    /// message-encryption key's expansion, in the two bitsliced passes the six counter blocks need
+    /// anyway: the same bytes in <paramref name="derived"/> (its first 48: the authentication key, then
+    /// the encryption key) as <c>GcmSiv.DeriveKeyMaterial</c>, and the same schedule as
+    /// <see cref="ExpandKey"/>. The first pass encrypts blocks 2 to 5, the encryption key; the second
+    /// blocks 0 and 1, the authentication key, in two of its four slots, while a free slot carries the
+    /// expansion's SubWords as in <see cref="ExpandKeyEncryptBlock"/>. Decryption (GcmSiv) needs the
+    /// expanded key before its first pass, so it has no tag pass to ride in. The nonce is public only in
+    /// length; lengths and the round count are public.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="rounds"/> is not 14.</exception>
+    /// <exception cref="ArgumentException">The nonce is not 12 bytes, or <paramref name="derived"/> shorter than 48.</exception>
+    internal static void DeriveKeysExpandKey(in AesKeySchedule keyGeneratingKey, int rounds, ReadOnlySpan<byte> nonce, Span<byte> derived, ref AesKeySchedule messageEncryptionKey)
+    {
+        if (rounds != 14)
+        {
+            throw new ArgumentOutOfRangeException(nameof(rounds));
+        }
 
-    /// <summary>Puts the four bytes of <paramref name="t"/> into the free slot: bit p of byte k to plane p, bit 8k + 1.</summary>
+        if (nonce.Length != 12)
+        {
+            throw new ArgumentException("The nonce must be 12 bytes.", nameof(nonce));
+        }
+
+        if (derived.Length < 48)
+        {
+            throw new ArgumentException("The derived keys need 48 bytes.", nameof(derived));
+        }
+
+        DeriveKeysExpandKeyCore(ref Unsafe.AsRef(in keyGeneratingKey[0]), ref MemoryMarshal.GetReference(nonce), ref MemoryMarshal.GetReference(derived), ref messageEncryptionKey[0]);
+        BurnStack();
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
+    private static void DeriveKeysExpandKeyCore(ref ulong keyGeneratingKey, ref byte nonce, ref byte derived, ref ulong sk)
+    {
+        const int Rounds = 14;
+        uint nonce0 = Word(ref nonce, 0), nonce1 = Word(ref nonce, 4), nonce2 = Word(ref nonce, 8);
+        Span<ulong> state = stackalloc ulong[8];
+        ref ulong q = ref MemoryMarshal.GetReference(state);
+
+        // LE32(i) || nonce for i = 2 to 5 in slots 0 to 3; the first 8 bytes of each, packed, are the
+        // message-encryption key (derived bytes 16 to 47).
+        InterleaveIn(2, nonce0, nonce1, nonce2, out q, out Unsafe.Add(ref q, 4));
+        InterleaveIn(3, nonce0, nonce1, nonce2, out Unsafe.Add(ref q, 1), out Unsafe.Add(ref q, 5));
+        InterleaveIn(4, nonce0, nonce1, nonce2, out Unsafe.Add(ref q, 2), out Unsafe.Add(ref q, 6));
+        InterleaveIn(5, nonce0, nonce1, nonce2, out Unsafe.Add(ref q, 3), out Unsafe.Add(ref q, 7));
+        EncryptGroups(ref keyGeneratingKey, Rounds, ref q, 1);
+        Span<uint> words = stackalloc uint[60];
+        ref uint w = ref MemoryMarshal.GetReference(words);
+        for (int i = 0; i < 4; i++)
+        {
+            StoreHalfBlock(ref Unsafe.Add(ref derived, 16 + (8 * i)), Unsafe.Add(ref q, i), Unsafe.Add(ref q, 4 + i));
+        }
+
+        for (int i = 0; i < 8; i++)
+        {
+            Unsafe.Add(ref w, i) = Word(ref derived, 16 + (4 * i));
+        }
+
+        // The first eight words are the key: round keys 0 and 1 need no SubWord.
+        BitsliceRoundKey(ref w, 0, ref sk);
+        BitsliceRoundKey(ref w, 1, ref sk);
+
+        // LE32(0) || nonce and LE32(1) || nonce in slots 0 and 1, zeros in 2 and 3 (slot 3 takes the SubWords).
+        InterleaveIn(0, nonce0, nonce1, nonce2, out q, out Unsafe.Add(ref q, 4));
+        InterleaveIn(1, nonce0, nonce1, nonce2, out Unsafe.Add(ref q, 1), out Unsafe.Add(ref q, 5));
+        Unsafe.Add(ref q, 2) = 0;
+        Unsafe.Add(ref q, 3) = 0;
+        Unsafe.Add(ref q, 6) = 0;
+        Unsafe.Add(ref q, 7) = 0;
+        EncryptGroup<WithKeyExpansion>(ref keyGeneratingKey, Rounds, ref q, ref w, ref sk);
+        StoreHalfBlock(ref derived, q, Unsafe.Add(ref q, 4));
+        StoreHalfBlock(ref Unsafe.Add(ref derived, 8), Unsafe.Add(ref q, 1), Unsafe.Add(ref q, 5));
+        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(state));
+        ClearScheduleTail(ref sk, Rounds);
+        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(words));
+    }
+
+    /// <summary>The first 8 bytes of <see cref="StoreBlock"/>'s block (key derivation keeps only the first half of each block).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void StoreHalfBlock(ref byte b, ulong qa, ulong qb)
+    {
+        ulong x0 = qa & 0x00FF00FF00FF00FFUL;
+        ulong x1 = qb & 0x00FF00FF00FF00FFUL;
+        x0 |= x0 >> 8;
+        x1 |= x1 >> 8;
+        x0 &= 0x0000FFFF0000FFFFUL;
+        x1 &= 0x0000FFFF0000FFFFUL;
+        Unsafe.WriteUnaligned(ref b, LittleEndian((uint)x0 | (uint)(x0 >> 16)));
+        Unsafe.WriteUnaligned(ref Unsafe.Add(ref b, 4), LittleEndian((uint)x1 | (uint)(x1 >> 16)));
+    }
+
+    // Where the fused passes put a SubWord's four bytes: bit 3 of bytes 0 to 3 of every plane. After the
+    // transposition (Ortho), plane p's bit 8m + i is bit p of byte m of word i before it, and word 3
+    // (with 7) is a block slot both fused passes leave empty: the tag's pass fills slot 0 only, key
+    // derivation's second pass slots 0 and 1.
+    private const ulong SubWordSlot = 0x08080808UL;
+
+    /// <summary>Puts the four bytes of <paramref name="t"/> into the free slot: bit p of byte k to plane p, bit 8k + 3.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void InsertSubWordInput(uint t, ref ulong a0, ref ulong a1, ref ulong a2, ref ulong a3, ref ulong a4, ref ulong a5, ref ulong a6, ref ulong a7)
     {
         ulong x = t;
-        a0 = (a0 & ~SubWordSlot) | ((x << 1) & SubWordSlot);
-        a1 = (a1 & ~SubWordSlot) | (x & SubWordSlot);
-        a2 = (a2 & ~SubWordSlot) | ((x >> 1) & SubWordSlot);
-        a3 = (a3 & ~SubWordSlot) | ((x >> 2) & SubWordSlot);
-        a4 = (a4 & ~SubWordSlot) | ((x >> 3) & SubWordSlot);
-        a5 = (a5 & ~SubWordSlot) | ((x >> 4) & SubWordSlot);
-        a6 = (a6 & ~SubWordSlot) | ((x >> 5) & SubWordSlot);
-        a7 = (a7 & ~SubWordSlot) | ((x >> 6) & SubWordSlot);
+        a0 = (a0 & ~SubWordSlot) | ((x << 3) & SubWordSlot);
+        a1 = (a1 & ~SubWordSlot) | ((x << 2) & SubWordSlot);
+        a2 = (a2 & ~SubWordSlot) | ((x << 1) & SubWordSlot);
+        a3 = (a3 & ~SubWordSlot) | (x & SubWordSlot);
+        a4 = (a4 & ~SubWordSlot) | ((x >> 1) & SubWordSlot);
+        a5 = (a5 & ~SubWordSlot) | ((x >> 2) & SubWordSlot);
+        a6 = (a6 & ~SubWordSlot) | ((x >> 3) & SubWordSlot);
+        a7 = (a7 & ~SubWordSlot) | ((x >> 4) & SubWordSlot);
     }
 
     /// <summary>The four substituted bytes back out of the free slot, after SubBytes: the inverse of <see cref="InsertSubWordInput"/>.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static uint ExtractSubWordOutput(ulong a0, ulong a1, ulong a2, ulong a3, ulong a4, ulong a5, ulong a6, ulong a7) =>
-        (uint)(((a0 & SubWordSlot) >> 1) | (a1 & SubWordSlot) | ((a2 & SubWordSlot) << 1) | ((a3 & SubWordSlot) << 2)
-            | ((a4 & SubWordSlot) << 3) | ((a5 & SubWordSlot) << 4) | ((a6 & SubWordSlot) << 5) | ((a7 & SubWordSlot) << 6));
+        (uint)(((a0 & SubWordSlot) >> 3) | ((a1 & SubWordSlot) >> 2) | ((a2 & SubWordSlot) >> 1) | (a3 & SubWordSlot)
+            | ((a4 & SubWordSlot) << 1) | ((a5 & SubWordSlot) << 2) | ((a6 & SubWordSlot) << 3) | ((a7 & SubWordSlot) << 4));
 
     /// <summary>The key's Nk little-endian words, FIPS-197 w[0..Nk-1].</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -494,6 +590,41 @@ internal readonly struct AesPortable : IAes
         BurnStack();
     }
 
+    /// <summary>
+    /// One 16-byte block encrypted in place (the tag): <see cref="EncryptBlocks"/> on one block without
+    /// its batch loop and its eight groups' state, which Mono's JIT zero-fills on every call.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="rounds"/> is not 10 or 14.</exception>
+    /// <exception cref="ArgumentException">The block is not 16 bytes.</exception>
+    internal static void EncryptBlockInPlace(in AesKeySchedule schedule, int rounds, Span<byte> block)
+    {
+        CheckRounds(rounds);
+        if (block.Length != 16)
+        {
+            throw new ArgumentException("The block must be 16 bytes.", nameof(block));
+        }
+
+        EncryptBlockInPlaceCore(ref Unsafe.AsRef(in schedule[0]), rounds, ref MemoryMarshal.GetReference(block));
+        BurnStack();
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
+    private static void EncryptBlockInPlaceCore(ref ulong sk, int rounds, ref byte block)
+    {
+        Span<ulong> state = stackalloc ulong[8];
+        ref ulong q = ref MemoryMarshal.GetReference(state);
+        InterleaveIn(Word(ref block, 0), Word(ref block, 4), Word(ref block, 8), Word(ref block, 12), out q, out Unsafe.Add(ref q, 4));
+        Unsafe.Add(ref q, 1) = 0;
+        Unsafe.Add(ref q, 2) = 0;
+        Unsafe.Add(ref q, 3) = 0;
+        Unsafe.Add(ref q, 5) = 0;
+        Unsafe.Add(ref q, 6) = 0;
+        Unsafe.Add(ref q, 7) = 0;
+        EncryptGroups(ref sk, rounds, ref q, 1);
+        StoreBlock(ref block, q, Unsafe.Add(ref q, 4));
+        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(state));
+    }
+
     [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     private static Vector128<byte> EncryptBlockCore(ref ulong sk, int rounds, Vector128<byte> block)
     {
@@ -683,7 +814,7 @@ internal readonly struct AesPortable : IAes
         for (int g = 0; g < count; g++)
         {
             // No key expansion: w is not read (any ref will do).
-            EncryptGroup<WithoutKeyExpansion>(ref sk, rounds, ref Unsafe.Add(ref state, 8 * g), ref Unsafe.As<ulong, uint>(ref sk));
+            EncryptGroup<WithoutKeyExpansion>(ref sk, rounds, ref Unsafe.Add(ref state, 8 * g), ref Unsafe.As<ulong, uint>(ref sk), ref sk);
         }
     }
 
@@ -695,12 +826,15 @@ internal readonly struct AesPortable : IAes
     /// state passed by reference: the interpreter then reads and writes plain locals, with no
     /// indirection per access (measured in docs/blazor.md). With <typeparamref name="TExpansion"/>
     /// <see cref="WithKeyExpansion"/> the pass also makes the round keys from the key's words at
-    /// <paramref name="w"/> (60 words; round keys 0 to Nk / 4 - 1 already made), each in a round
-    /// before its use (see <see cref="ExpandKeyEncryptBlock"/>); with <see cref="WithoutKeyExpansion"/>
-    /// (a constant in each specialised copy) <paramref name="w"/> is not touched.
+    /// <paramref name="w"/> (60 words; round keys 0 to Nk / 4 - 1 already made) into the schedule at
+    /// <paramref name="expanded"/>, each in a round before its use: the pass's own round keys when
+    /// <paramref name="expanded"/> is <paramref name="sk"/> (<see cref="ExpandKeyEncryptBlock"/>), another
+    /// key's otherwise (<see cref="DeriveKeysExpandKey"/>; the key lengths are then the same); with
+    /// <see cref="WithoutKeyExpansion"/> (a constant in each specialised copy) <paramref name="w"/> and
+    /// <paramref name="expanded"/> are not touched.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void EncryptGroup<TExpansion>(ref ulong sk, int rounds, ref ulong q, ref uint w)
+    private static void EncryptGroup<TExpansion>(ref ulong sk, int rounds, ref ulong q, ref uint w, ref ulong expanded)
         where TExpansion : struct, IKeyExpansion
     {
         ulong a0 = q, a1 = Unsafe.Add(ref q, 1), a2 = Unsafe.Add(ref q, 2), a3 = Unsafe.Add(ref q, 3);
@@ -731,7 +865,7 @@ internal readonly struct AesPortable : IAes
             if (expands)
             {
                 NextRoundKeyWords(ref w, next, nk, ExtractSubWordOutput(a0, a1, a2, a3, a4, a5, a6, a7), ref rcon);
-                BitsliceRoundKey(ref w, next, ref sk);
+                BitsliceRoundKey(ref w, next, ref expanded);
             }
 
             // No ShiftRows (fixslicing, Adomnicai and Peyrin, "Fixslicing AES-like ciphers", 2020):

@@ -74,7 +74,7 @@ internal static class GcmSiv<TAes, TPolyval>
             ref PolyvalKey messageAuthenticationKey = ref state.MessageAuthenticationKey;
             ref AesKeySchedule messageEncryptionKey = ref state.MessageEncryptionKey;
             Span<byte> derived = scratch.Slice(DerivedOffset, 96);
-            int encryptionKeyLength = DeriveKeyMaterial(in keyGeneratingKey, rounds, nonce, derived);
+            bool expanded = DeriveKeyMaterialMaybeExpand(in keyGeneratingKey, rounds, nonce, derived, ref messageEncryptionKey, out int encryptionKeyLength);
             default(TPolyval).Init(derived[..16], polyvalBlocks, ref messageAuthenticationKey);
 
             // The tag authenticates before anything is written, so every input has been read before
@@ -84,14 +84,15 @@ internal static class GcmSiv<TAes, TPolyval>
             Absorb(in messageAuthenticationKey, accumulator, associatedData, scratch);
             AbsorbLast(in messageAuthenticationKey, accumulator, plaintext, associatedData.Length, plaintext.Length, scratch);
 
-            // The encryption key is expanded here, after POLYVAL and right before the tag block that
+            // Unless key derivation's passes expanded it (expanded: the Portable AES under Mono, AES-256),
+            // the encryption key is expanded here, after POLYVAL and right before the tag block that
             // needs both. POLYVAL needs only H, so the CPU runs it beside the expansion (two chains
             // of about the same length), and the tag's rounds follow the round keys as they are made.
             // Expanded before POLYVAL, the tag could start only after both, and ran all its rounds
             // after the last round key (docs/benchmarks.md has the measurement).
             // The tag and the first counter block stay in registers from POLYVAL's result to CTR's
             // counter (ComputeTag). The tag is kept in scratch until CTR has read the plaintext.
-            Vector128<byte> computed = ExpandKeyComputeTag(derived.Slice(16, encryptionKeyLength), ref messageEncryptionKey, rounds, nonce, accumulator);
+            Vector128<byte> computed = expanded ? ComputeTag(in messageEncryptionKey, rounds, nonce, accumulator) : ExpandKeyComputeTag(derived.Slice(16, encryptionKeyLength), ref messageEncryptionKey, rounds, nonce, accumulator);
             Span<byte> counterBlock = scratch.Slice(CounterOffset, BlockSize);
             InitialCounter(computed).CopyTo(counterBlock);
             Span<byte> computedTag = scratch.Slice(TagOffset, BlockSize);
@@ -142,9 +143,12 @@ internal static class GcmSiv<TAes, TPolyval>
 
             // CTR needs the expanded key before POLYVAL can take the plaintext, so here it comes first.
             Span<byte> derived = scratch.Slice(DerivedOffset, 96);
-            int encryptionKeyLength = DeriveKeyMaterial(in keyGeneratingKey, rounds, nonceCopy, derived);
+            if (!DeriveKeyMaterialMaybeExpand(in keyGeneratingKey, rounds, nonceCopy, derived, ref messageEncryptionKey, out int encryptionKeyLength))
+            {
+                default(TAes).ExpandKey(derived.Slice(16, encryptionKeyLength), ref messageEncryptionKey);
+            }
+
             default(TPolyval).Init(derived[..16], polyvalBlocks, ref messageAuthenticationKey);
-            default(TAes).ExpandKey(derived.Slice(16, encryptionKeyLength), ref messageEncryptionKey);
 
             Span<byte> accumulator = scratch.Slice(AccumulatorOffset, BlockSize);
             accumulator.Clear();
@@ -263,6 +267,28 @@ internal static class GcmSiv<TAes, TPolyval>
         return (blockCount - 2) * 8;
     }
 
+    /// <summary>
+    /// <see cref="DeriveKeyMaterial"/>; returns true when it has also expanded the message-encryption key
+    /// into <paramref name="schedule"/>, false when the caller must. For AES-256 the Portable backend's
+    /// AES does both in key derivation's two bitsliced passes where that was measured faster (Mono's
+    /// JIT: Backends.PortableExpandsKeyInDerivationPass; AesPortable.DeriveKeysExpandKey: the expansion's
+    /// SubWords go through the second pass's empty block slots). The type test is a constant in each
+    /// specialised copy of this class; the key length is public.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool DeriveKeyMaterialMaybeExpand(in AesKeySchedule keyGeneratingKey, int rounds, ReadOnlySpan<byte> nonce, Span<byte> derived, ref AesKeySchedule schedule, out int encryptionKeyLength)
+    {
+        if (typeof(TAes) == typeof(AesPortable) && Backends.PortableExpandsKeyInDerivationPass && rounds == 14)
+        {
+            AesPortable.DeriveKeysExpandKey(in keyGeneratingKey, rounds, nonce, derived, ref schedule);
+            encryptionKeyLength = 32;
+            return true;
+        }
+
+        encryptionKeyLength = DeriveKeyMaterial(in keyGeneratingKey, rounds, nonce, derived);
+        return false;
+    }
+
     /// <summary>POLYVAL over <paramref name="data"/> padded with zeros to a whole number of blocks.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void Absorb(in PolyvalKey key, Span<byte> accumulator, ReadOnlySpan<byte> data, Span<byte> scratch)
@@ -329,7 +355,15 @@ internal static class GcmSiv<TAes, TPolyval>
         if (!default(TAes).EncryptsBlockInRegisters)
         {
             Span<byte> inPlace = TagInputInPlace(nonce, accumulator);
-            default(TAes).EncryptBlocks(in messageEncryptionKey, rounds, inPlace, inPlace);
+            if (typeof(TAes) == typeof(AesPortable) && Backends.PortableExpandsKeyInDerivationPass)
+            {
+                AesPortable.EncryptBlockInPlace(in messageEncryptionKey, rounds, inPlace);
+            }
+            else
+            {
+                default(TAes).EncryptBlocks(in messageEncryptionKey, rounds, inPlace, inPlace);
+            }
+
             return Vector128.Create<byte>(inPlace);
         }
 

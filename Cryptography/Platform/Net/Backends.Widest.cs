@@ -13,6 +13,13 @@ internal static partial class Backends
     /// </summary>
     internal static bool PortableExpandsKeyInTagPass => false;
 
+    /// <summary>
+    /// False: decryption's key expansion inside key derivation's second pass
+    /// (AesPortable.DeriveKeysExpandKey) is the netstandard2.0 build's, measured under Mono's JIT only;
+    /// here (the browser, .NET's software backend) decryption keeps key derivation and the expansion apart.
+    /// </summary>
+    internal static bool PortableExpandsKeyInDerivationPass => false;
+
     /// <summary>Every backend there is, widest first: the order the choice tries them in.</summary>
     private static Backend[] AllWidestFirst() =>
     [
