@@ -24,6 +24,8 @@
 //     instruction to enter and a plain store to leave, where a Lock costs two lock-prefixed
 //     instructions (about 20 cycles each on Intel cores, a few on Zen; issue 49). A waiter spins,
 //     then yields and sleeps (SpinWait), so a holder that is descheduled does not starve it.
+// A guard that records after the AEAD (Observe) asks for the lines it will touch before the AEAD
+// runs (Prefetch): the long-range table's lines, touched by one call in 2^bits, are rarely cached.
 // Nothing allocates after construction.
 
 using System;
