@@ -3,7 +3,12 @@
 // of calls in turn, round after round, and the minimum per-call time over the rounds is printed:
 // the minimum filters out the time other processes take the core away.
 //
-//   dotnet Benchmarks/bin/Release/net10.0/Benchmarks.dll --guard-split [--size 1350] [--rounds 300] [--calls 2000]
+//   dotnet Benchmarks/bin/Release/net10.0/Benchmarks.dll --guard-split [--size 1350] [--rounds 300] [--calls 2000] [--parts]
+//
+// The "no distinguished" and "64 distinguished" rows show what the long-range table's size costs a
+// call (issue 49, fourth pass). --parts takes the guard alone apart instead: the loop's own cost (a
+// nonce written and read), the hash, a lone lock cmpxchg, one after a burst of stores, and
+// NonceHistory.Observe called directly with the default history and with a 64-nonce window.
 
 using System;
 using System.Buffers.Binary;
@@ -35,6 +40,8 @@ internal static class GuardSplitLoop
         using var guarded = new GuardedAesGcmSiv(key);
         using var refusing = new GuardedAesGcmSiv(key, new NonceGuardOptions { Policy = NonceReusePolicy.Refuse, ShareHistory = false });
         using var small = new GuardedAesGcmSiv(key, new NonceGuardOptions { WindowSize = 64, DistinguishedPointCapacity = 0, ShareHistory = false });
+        using var noPoints = new GuardedAesGcmSiv(key, new NonceGuardOptions { DistinguishedPointCapacity = 0, ShareHistory = false });
+        using var fewPoints = new GuardedAesGcmSiv(key, new NonceGuardOptions { DistinguishedPointCapacity = 64, ShareHistory = false });
         ulong counter = 0;
 
         (string Name, Action Call)[] variants =
@@ -60,7 +67,36 @@ internal static class GuardSplitLoop
             ("guarded (Observe)", () => guarded.Encrypt(Next(), plaintext, ciphertext, tag)),
             ("guarded (Refuse)", () => refusing.Encrypt(Next(), plaintext, ciphertext, tag)),
             ("guarded, 64-nonce window", () => small.Encrypt(Next(), plaintext, ciphertext, tag)),
+            ("guarded, no distinguished", () => noPoints.Encrypt(Next(), plaintext, ciphertext, tag)),
+            ("guarded, 64 distinguished", () => fewPoints.Encrypt(Next(), plaintext, ciphertext, tag)),
         ];
+        if (args.Contains("--parts"))
+        {
+            // The guard alone, taken apart (issue 49, fourth pass; see the file header).
+            var direct = new NonceHistory(NonceGuardOptions.Default);
+            var tiny = new NonceHistory(new NonceGuardOptions { WindowSize = 64, DistinguishedPointCapacity = 0 });
+            byte[] scratch = new byte[512];
+            ulong sink = 0;
+            variants =
+            [
+                ("nonce only", () => sink += BinaryPrimitives.ReadUInt64LittleEndian(Next())),
+                ("hash", () => sink += direct.Hash(BinaryPrimitives.ReadUInt64LittleEndian(Next()), 0)),
+                ("a lock cmpxchg", () => { Next(); Interlocked.CompareExchange(ref _flag, 0, 0); }),
+                ("512 B of stores", () => { Next(); scratch.AsSpan().Clear(); }),
+                ("512 B of stores, cmpxchg", () => { Next(); scratch.AsSpan().Clear(); Interlocked.CompareExchange(ref _flag, 0, 0); }),
+                ("Observe", () => direct.Observe(BinaryPrimitives.ReadUInt64LittleEndian(Next()), 0, tag, out _)),
+                ("Observe, 64 window", () => tiny.Observe(BinaryPrimitives.ReadUInt64LittleEndian(Next()), 0, tag, out _)),
+                ("512 B of stores, Observe", () => { scratch.AsSpan().Clear(); direct.Observe(BinaryPrimitives.ReadUInt64LittleEndian(Next()), 0, tag, out _); }),
+                ("guard alone (no AEAD)", () =>
+                {
+                    NonceGuard.ReadNonce(Next(), out ulong low, out uint high);
+                    NonceGuard.Encrypt(default(GuardCostBenchmarks.NullAead<GuardCostBenchmarks.Parallel>), ref lifetime, owner, history, NonceReusePolicy.Observe, low, high, plaintext, ciphertext, tag, default);
+                }),
+                ("bare", () => bare.Encrypt(Next(), plaintext, ciphertext, tag)),
+                ("guarded (Observe)", () => guarded.Encrypt(Next(), plaintext, ciphertext, tag)),
+            ];
+            GC.KeepAlive(sink);
+        }
 
         int calls = int.Parse(Value("--calls") ?? "2000", CultureInfo.InvariantCulture);
         double[] best = [.. variants.Select(_ => double.MaxValue)];

@@ -137,7 +137,9 @@ internal static class NonceGuard
         ObjectDisposedException.ThrowIf(lifetime.IsClosed, owner);
         if (policy == NonceReusePolicy.Observe)
         {
-            // Nothing to refuse: encrypt (the AEAD checks the buffers), then record or compare.
+            // Nothing to refuse: encrypt (the AEAD checks the buffers), then record or compare. The
+            // history's lines are asked for first, to arrive while the AEAD runs.
+            history.Prefetch(hash);
             aead.Encrypt(nonce, plaintext, ciphertext, tag, associatedData);
             NonceLookup recorded = history.Observe(low, high, hash, tag, out StoredTag earlier);
             if (recorded != NonceLookup.New)

@@ -24,6 +24,8 @@
 //     instruction to enter and a plain store to leave, where a Lock costs two lock-prefixed
 //     instructions (about 20 cycles each on Intel cores, a few on Zen; issue 49). A waiter spins,
 //     then yields and sleeps (SpinWait), so a holder that is descheduled does not starve it.
+// A guard that records after the AEAD (Observe) asks for the lines it will touch before the AEAD
+// runs (Prefetch): the long-range table's lines, touched by one call in 2^bits, are rarely cached.
 // Nothing allocates after construction.
 
 using System;
@@ -332,6 +334,25 @@ internal sealed class NonceHistory
         }
     }
 
+    /// <summary>
+    /// Asks for the cache lines an <see cref="Observe(ulong, uint, ulong, ReadOnlySpan{byte}, out StoredTag)"/>
+    /// of this hash will read, without waiting for them: the window index's line and, for a
+    /// distinguished nonce, the long-range index's line and the long-range entry an insert would
+    /// write. Issued before the AEAD, they arrive while it runs (issue 49: a 1350-byte guarded
+    /// encryption then took about 10 ns less; the long-range lines, touched by one call in 2^bits
+    /// and so rarely cached, made most of the difference).
+    /// </summary>
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+    public void Prefetch(ulong hash)
+    {
+        _exact.PrefetchIndex(hash);
+        if (IsDistinguished(hash))
+        {
+            _distinguished!.PrefetchIndex(hash);
+            _distinguished.PrefetchNextEntry();
+        }
+    }
+
     // One lock-prefixed instruction to enter when the lock is free; a plain (release) store to leave.
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
     private void EnterShort()
@@ -490,6 +511,23 @@ internal sealed class NonceHistory
             _freeSlot = -1;
             index[(2 * i) + newer] = HashCheck(hash) | (uint)(position + 1);
             return (_epoch << 32) | (uint)position;
+        }
+
+        /// <summary>A prefetch of the index line where a probe for this hash starts (both generations: their slots alternate).</summary>
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+        public void PrefetchIndex(ulong hash)
+            => Internal.CacheHint.Prefetch(ref System.Runtime.CompilerServices.Unsafe.Add(ref System.Runtime.InteropServices.MemoryMarshal.GetArrayDataReference(_index), 2 * ((int)hash & _slotMask)));
+
+        /// <summary>A prefetch of the entry the next <see cref="Add"/> writes (read without a lock: a hint may be stale).</summary>
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+        public void PrefetchNextEntry()
+        {
+            int count = _newerCount;
+            int position = count < _capacity ? (_newer * _capacity) + count : (_newer ^ 1) * _capacity;
+            if ((uint)position < (uint)_entries.Length)
+            {
+                Internal.CacheHint.Prefetch(ref System.Runtime.CompilerServices.Unsafe.Add(ref System.Runtime.InteropServices.MemoryMarshal.GetArrayDataReference(_entries), position));
+            }
         }
 
         /// <summary>The entry a ticket names, or a null reference if its generation has been forgotten.</summary>
