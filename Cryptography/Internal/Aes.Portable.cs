@@ -700,6 +700,10 @@ internal readonly struct AesPortable : IAes
         ref byte destination = ref MemoryMarshal.GetReference(output);
         nuint length = (nuint)input.Length;
         nuint offset = 0;
+
+        // The groups a batch fills (lengths are public): the wipe below covers those and no more, the
+        // rest of the state was never written (at 64 bytes one group of eight: 64 bytes, not 512).
+        int usedGroups = (int)Math.Min(BatchGroups, (length + GroupBytes - 1) / GroupBytes);
         while (offset < length)
         {
             // Up to BatchGroups groups of counter blocks go through the cipher in one call (EncryptGroups).
@@ -736,7 +740,7 @@ internal readonly struct AesPortable : IAes
         }
 
         CryptographicOperations.ZeroMemory(keystream);
-        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(state));
+        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(state[..(8 * usedGroups)]));
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
