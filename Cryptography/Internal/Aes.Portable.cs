@@ -206,7 +206,8 @@ internal readonly struct AesPortable : IAes
     {
         const int Rounds = 14;
         uint nonce0 = Word(ref nonce, 0), nonce1 = Word(ref nonce, 4), nonce2 = Word(ref nonce, 8);
-        Span<ulong> state = stackalloc ulong[8];
+        // The 4-block state (8 words) and the key's 60 words in one block, which one call wipes.
+        Span<ulong> state = stackalloc ulong[8 + 30];
         ref ulong q = ref MemoryMarshal.GetReference(state);
 
         // LE32(i) || nonce for i = 2 to 5 in slots 0 to 3; the first 8 bytes of each, packed, are the
@@ -216,8 +217,7 @@ internal readonly struct AesPortable : IAes
         InterleaveIn(4, nonce0, nonce1, nonce2, out Unsafe.Add(ref q, 2), out Unsafe.Add(ref q, 6));
         InterleaveIn(5, nonce0, nonce1, nonce2, out Unsafe.Add(ref q, 3), out Unsafe.Add(ref q, 7));
         EncryptGroups(ref keyGeneratingKey, Rounds, ref q, 1);
-        Span<uint> words = stackalloc uint[60];
-        ref uint w = ref MemoryMarshal.GetReference(words);
+        ref uint w = ref Unsafe.As<ulong, uint>(ref Unsafe.Add(ref q, 8));
         for (int i = 0; i < 4; i++)
         {
             StoreHalfBlock(ref Unsafe.Add(ref derived, 16 + (8 * i)), Unsafe.Add(ref q, i), Unsafe.Add(ref q, 4 + i));
@@ -242,9 +242,8 @@ internal readonly struct AesPortable : IAes
         EncryptGroup<WithKeyExpansion>(ref keyGeneratingKey, Rounds, ref q, ref w, ref sk);
         StoreHalfBlock(ref derived, q, Unsafe.Add(ref q, 4));
         StoreHalfBlock(ref Unsafe.Add(ref derived, 8), Unsafe.Add(ref q, 1), Unsafe.Add(ref q, 5));
-        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(state));
         ClearScheduleTail(ref sk, Rounds);
-        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(words));
+        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(state));
     }
 
     /// <summary>The first 8 bytes of <see cref="StoreBlock"/>'s block (key derivation keeps only the first half of each block).</summary>
@@ -701,6 +700,10 @@ internal readonly struct AesPortable : IAes
         ref byte destination = ref MemoryMarshal.GetReference(output);
         nuint length = (nuint)input.Length;
         nuint offset = 0;
+
+        // The groups a batch fills (lengths are public): the wipe below covers those and no more, the
+        // rest of the state was never written (at 64 bytes one group of eight: 64 bytes, not 512).
+        int usedGroups = (int)Math.Min(BatchGroups, (length + GroupBytes - 1) / GroupBytes);
         while (offset < length)
         {
             // Up to BatchGroups groups of counter blocks go through the cipher in one call (EncryptGroups).
@@ -737,7 +740,7 @@ internal readonly struct AesPortable : IAes
         }
 
         CryptographicOperations.ZeroMemory(keystream);
-        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(state));
+        CryptographicOperations.ZeroMemory(MemoryMarshal.AsBytes(state[..(8 * usedGroups)]));
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
