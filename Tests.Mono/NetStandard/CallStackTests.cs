@@ -1,6 +1,6 @@
 // The netstandard2.0 stack burn (Platform/NetStandard/CallStack.cs) relies on the stackalloc's own
 // zeroing: BurnAfterCall keeps the IL's localsinit flag, with which ECMA-335 (Partition III, localloc)
-// makes the runtime zero the 12 KiB block. Mono 6.8 zero-fills it whatever the flag says, so the Mono
+// makes the runtime zero the 16 KiB block. Mono 6.8 zero-fills it whatever the flag says, so the Mono
 // leg's stack-residue tests would not notice a [SkipLocalsInit] (on the method or the whole module)
 // that takes the flag away; on .NET Framework's JIT the block would then keep what the message's
 // frames left there. This reads the flag itself. Only in the Mono leg (Tests/ sees net10.0's CallStack).

@@ -1,6 +1,6 @@
 // The netstandard2.0 build's own CryptographicOperations.ZeroMemory (Platform/NetStandard/Polyfills.cs;
 // net10.0 uses .NET's): short runs take 8-byte stores, runs of 512 bytes or more are copied from a zero
-// array of 4 KiB a chunk at a time. Each length below, around those bounds and the stack burn's 12 KiB,
+// array of 4 KiB a chunk at a time. Each length below, around those bounds and 12 KiB (the stack burn's size until it became 16 KiB),
 // must zero exactly the span, no byte before or after it. Only in the Mono leg.
 
 using System;

@@ -21,10 +21,12 @@ internal static class CallStack
     /// KiB with its MessageState, then a step of the backend, about 4 KiB: some 9 KiB. But the stack
     /// tests under Mono 6.8 find bytes of H after an encryption with this set to 11 KiB (12,696 bytes
     /// below their probe), and with 12 KiB after a change that grew GcmSiv.Encrypt's frame by about
-    /// 1 KiB (docs/platforms.md, the fifth round): the margin here is under 1 KiB, and other JITs'
-    /// (.NET Framework's) frames were not measured.
+    /// 1 KiB (docs/platforms.md, the fifth round): at 12 KiB the margin was under 1 KiB, and .NET
+    /// Framework's frames are not measured here. So 16 KiB: about 4 KiB beyond the deepest residue
+    /// measured under Mono, whose JIT makes the larger frames (it zero-initialises and keeps in memory
+    /// what RyuJIT keeps in registers). Its cost under Mono was within the noise (docs/platforms.md).
     /// </summary>
-    private const int BurnBytes = 12 * 1024;
+    private const int BurnBytes = 16 * 1024;
 
     /// <summary>True: <see cref="BurnAfterCall"/> clears what every step of the software backends left.</summary>
     public static bool BurnsAfterCall => true;
@@ -34,8 +36,8 @@ internal static class CallStack
     /// the stackalloc's own: this method keeps the IL's localsinit flag (no [SkipLocalsInit]), and with it
     /// ECMA-335 (Partition III, localloc) makes the runtime return the block initialised to 0, as every
     /// C# stackalloc was before SkipLocalsInit existed (.NET Framework's JIT included). Mono 6.8's JIT
-    /// zero-fills it whatever the flag says (rep stos), so the ZeroMemory that followed cleared the 12
-    /// KiB a second time: under Mono the copy took about 4% of a 64-byte call (docs/platforms.md). The
+    /// zero-fills it whatever the flag says (rep stos), so the ZeroMemory that followed cleared the
+    /// block a second time: under Mono the copy took about 4% of a 64-byte call (docs/platforms.md). The
     /// block goes to a method that is not inlined, so no JIT can prove it unread and drop its zeroing.
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
