@@ -175,8 +175,8 @@ internal readonly struct AesPortable : IAes
     /// <see cref="ExpandKey"/>. The first pass encrypts blocks 2 to 5, the encryption key; the second
     /// blocks 0 and 1, the authentication key, in two of its four slots, while a free slot carries the
     /// expansion's SubWords as in <see cref="ExpandKeyEncryptBlock"/>. Decryption (GcmSiv) needs the
-    /// expanded key before its first pass, so it has no tag pass to ride in. The nonce is public only in
-    /// length; lengths and the round count are public.
+    /// expanded key before its first pass, so it has no tag pass to ride in. The nonce, the lengths and the
+    /// round count are public.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="rounds"/> is not 14.</exception>
     /// <exception cref="ArgumentException">The nonce is not 12 bytes, or <paramref name="derived"/> shorter than 48.</exception>

@@ -355,6 +355,9 @@ internal static class GcmSiv<TAes, TPolyval>
         if (!default(TAes).EncryptsBlockInRegisters)
         {
             Span<byte> inPlace = TagInputInPlace(nonce, accumulator);
+            // The netstandard2.0 build's choice, which that flag stands for (measured under Mono, where
+            // EncryptBlocks' batch state is zero-filled on every call: docs/platforms.md); elsewhere the
+            // shared batch path, whose speed in the browser and under .NET was not re-measured.
             if (typeof(TAes) == typeof(AesPortable) && Backends.PortableExpandsKeyInDerivationPass)
             {
                 AesPortable.EncryptBlockInPlace(in messageEncryptionKey, rounds, inPlace);
