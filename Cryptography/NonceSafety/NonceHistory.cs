@@ -98,7 +98,7 @@ internal sealed class NonceHistory
     private const int Empty = 0; // a cancelled reservation; lookups skip it
     private const int Pending = -1;
 
-    private readonly Table _exact;
+    private readonly Window _exact;
     private readonly Table? _distinguished;
     private readonly ulong _distinguishedMask; // the top DistinguishedPointBits bits
     private readonly ulong _hashKey0;
@@ -106,20 +106,22 @@ internal sealed class NonceHistory
     private long _distinctRepeats;
     private long _identicalRepeats;
 
-    public NonceHistory(NonceGuardOptions options, ulong fingerprintLow = 0, ulong fingerprintHigh = 0)
+    /// <param name="options">The window's and the long-range table's sizes.</param>
+    /// <param name="fingerprintLow">The key's fingerprint (NonceHistoryRegistry), low half.</param>
+    /// <param name="fingerprintHigh">The key's fingerprint, high half.</param>
+    /// <param name="firstSequence">The window's first sequence number: 0, or for tests one just before
+    /// a sweep or the 32-bit wrap (see Window).</param>
+    public NonceHistory(NonceGuardOptions options, ulong fingerprintLow = 0, ulong fingerprintHigh = 0, ulong firstSequence = 0)
     {
         options.Validate();
         Span<byte> key = stackalloc byte[16];
         RandomNumberGenerator.Fill(key);
         _hashKey0 = BinaryPrimitives.ReadUInt64LittleEndian(key);
         _hashKey1 = BinaryPrimitives.ReadUInt64LittleEndian(key[8..]);
-        // The window's index has four slots per entry, at most a quarter full, so a lookup of a new
-        // nonce (every call's) mostly finds its first slot free in both generations. At two per
-        // entry the probe's length varied enough that its end was a mispredicted branch in about
-        // every generation probed, and those cost more than the rest of an insert together (issue
-        // 49: 31 -> 22 ns per insert in a Stopwatch loop, AMD EPYC family 25 model 17). The long-range table,
-        // probed by one call in 2^bits, keeps two: memory, 1 MiB in all by default.
-        _exact = new Table(options.WindowSize, slotsPerEntry: 4);
+        // The window: a ring of the last WindowSize (rounded up to a power of two) entries and a
+        // bucket index (Window). The long-range table, probed by one call in 2^bits, keeps two
+        // generations with two index slots per entry. Memory: under 1 MiB in all by default.
+        _exact = new Window(options.WindowSize, firstSequence);
         if (options.DistinguishedPointCapacity > 0)
         {
             // Two generations of half the capacity each: between capacity/2 and capacity kept.
@@ -345,7 +347,7 @@ internal sealed class NonceHistory
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
     public void Prefetch(ulong hash)
     {
-        _exact.PrefetchIndex(hash);
+        _exact.PrefetchBucket(hash);
         if (IsDistinguished(hash))
         {
             _distinguished!.PrefetchIndex(hash);
@@ -394,7 +396,7 @@ internal sealed class NonceHistory
         return x ^ (x >> 32);
     }
 
-    private struct Entry
+    internal struct Entry
     {
         public ulong NonceLow;
         public uint NonceHigh;
@@ -611,5 +613,229 @@ internal sealed class NonceHistory
 
         // Bits 40-46: apart from the low bits that pick the slot and the top bits that pick distinguished points.
         private static uint HashCheck(ulong hash) => (uint)((hash >> 40) & 0x7F) << PositionBits;
+    }
+
+    /// <summary>The exact window: a ring of the newest entries and an index of one-line buckets.</summary>
+    /// <remarks>
+    /// <para>The ring holds the last <c>capacity</c> entries (WindowSize rounded up to a power of
+    /// two: from WindowSize to under twice that), the entry with sequence number n at n mod
+    /// capacity; an insert overwrites the entry capacity inserts older. Nothing is ever deleted
+    /// from the index: a slot names its entry by sequence number, and it is live while that entry
+    /// is still in the ring (<c>last - s &lt; capacity</c>, last the newest entry's number). A stale
+    /// slot is free; so forgetting costs nothing, where the two-generation table before it cleared
+    /// its index once per generation and probed two chains (issue 49).</para>
+    /// <para>A bucket is 16 words, one cache line on net10.0 (the array is pinned and aligned):
+    /// words 0-6 the slots' fingerprints (32 bits of the keyed hash apart from the bucket's bits),
+    /// word 7 unused, words 8-14 the slots' sequence numbers, word 15 the spill mark. A lookup
+    /// compares the seven fingerprints and ages at once (BucketMatch), with no probe loop; a match
+    /// is confirmed against the ring's entry (nonce, and not cancelled).</para>
+    /// <para>Why no nonce in the window is ever lost: an insert takes a free (stale) slot of its
+    /// bucket; when all seven are live it sets the bucket's spill mark to its own sequence number
+    /// and goes on to the next bucket, and so on. A lookup goes on to the next bucket exactly when
+    /// the spill mark is live. If entry s sits in bucket b + j, each of buckets b .. b+j-1 had its
+    /// mark set to s or (later) to a larger number, so while s is live every mark on its way is
+    /// live too and the lookup reaches it. An insert always finds a free slot: at most capacity
+    /// slots are live and there are 7 * buckets = 3.5 * capacity slots (buckets = capacity / 2, at
+    /// least one, which holds 7 &gt;= capacity for capacity &lt;= 4). Buckets are chosen by the keyed
+    /// hash, so a peer cannot aim nonces at one (a spill happens to about one bucket in a thousand
+    /// at the default load, two per bucket); a spill costs a lookup one more line, never a nonce.</para>
+    /// <para>Sequence numbers are kept as 32 bits, compared modulo 2^32; every 2^31 inserts a sweep
+    /// sets every stale number to one exactly capacity old, so no stale number can come back as live
+    /// when the counter wraps (an age, taken modulo 2^32, stays under capacity + 2^31 &lt; 2^32 between
+    /// two sweeps).</para>
+    /// </remarks>
+    internal sealed class Window
+    {
+        /// <summary>Where a bucket's sequence numbers start (words 8-15; word 15 the spill mark).</summary>
+        public const int SequenceOffset = 8;
+
+        /// <summary>The bits of a match mask that are slots (not the spill mark).</summary>
+        public const uint SlotMask = 0x7F;
+
+        private const int BucketWords = 16;
+        private const int SpillWord = 15;
+        private const uint SweepMask = 0x7FFF_FFFF;
+
+        private readonly Entry[] _ring;
+        private readonly uint[] _words;
+        private readonly int _origin;     // bucket 0's first word in _words (a line boundary on net10.0)
+        private readonly int _bucketMask;
+        private readonly uint _capacity;  // the ring's size, a power of two
+        private readonly ulong _first;    // the first entry's sequence number (0 but in tests)
+        private ulong _next;              // the next entry's sequence number
+        private int _cancelled;           // cancelled entries still in the ring
+
+        public Window(int windowSize, ulong firstSequence)
+        {
+            _first = _next = firstSequence;
+            int capacity = (int)BitOperations.RoundUpToPowerOf2((uint)windowSize);
+            _capacity = (uint)capacity;
+            int buckets = Math.Max(1, capacity / 2);
+            _bucketMask = buckets - 1;
+            _ring = new Entry[capacity];
+            _words = BucketMatch.AllocateBuckets(buckets * BucketWords, out _origin);
+            uint stale = unchecked((uint)firstSequence - 1 - _capacity); // exactly capacity old while nothing is inserted
+            for (int b = 0; b < buckets; b++)
+            {
+                _words.AsSpan(_origin + (b * BucketWords) + SequenceOffset, BucketWords - SequenceOffset).Fill(stale);
+            }
+        }
+
+        public int Count => (int)Math.Min(_next - _first, _capacity) - _cancelled;
+
+        public long MemoryBytes => ((long)_ring.Length * System.Runtime.CompilerServices.Unsafe.SizeOf<Entry>()) + ((long)_words.Length * sizeof(uint));
+
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+        private ref uint Bucket(int bucket)
+            => ref System.Runtime.CompilerServices.Unsafe.Add(ref System.Runtime.InteropServices.MemoryMarshal.GetArrayDataReference(_words), _origin + (bucket * BucketWords));
+
+        // 32 bits of the hash above the bucket's (at most 23) and below the top bits that pick distinguished points, mostly.
+        private static uint Fingerprint(ulong hash) => (uint)(hash >> 24);
+
+        /// <summary>The live, not cancelled entry for a nonce, or a null reference.</summary>
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+        public ref Entry Find(ulong nonceLow, uint nonceHigh, ulong hash)
+        {
+            uint last = (uint)_next - 1;
+            uint capacity = _capacity;
+            uint fingerprint = Fingerprint(hash);
+            ref Entry ring = ref System.Runtime.InteropServices.MemoryMarshal.GetArrayDataReference(_ring);
+            int b = (int)hash & _bucketMask;
+            while (true)
+            {
+                ref uint bucket = ref Bucket(b);
+                uint candidates = BucketMatch.Candidates(ref bucket, fingerprint, last, capacity);
+                while (candidates != 0)
+                {
+                    uint sequence = System.Runtime.CompilerServices.Unsafe.Add(ref bucket, SequenceOffset + BucketMatch.FirstLane(candidates));
+                    ref Entry entry = ref System.Runtime.CompilerServices.Unsafe.Add(ref ring, (int)(sequence & (capacity - 1)));
+                    if (entry.NonceLow == nonceLow && entry.NonceHigh == nonceHigh && entry.State != Empty)
+                    {
+                        return ref entry;
+                    }
+
+                    candidates &= candidates - 1;
+                }
+
+                if (last - System.Runtime.CompilerServices.Unsafe.Add(ref bucket, SpillWord) >= capacity)
+                {
+                    return ref System.Runtime.CompilerServices.Unsafe.NullRef<Entry>();
+                }
+
+                b = (b + 1) & _bucketMask;
+            }
+        }
+
+        /// <summary>Adds an entry (overwriting the one capacity inserts older); returns its sequence number as the ticket.</summary>
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+        public long Add(ulong nonceLow, uint nonceHigh, ulong hash, int state, StoredTag tag)
+        {
+            ulong next = _next;
+            uint sequence = (uint)next;
+            if ((sequence & SweepMask) == 0 && next != 0)
+            {
+                Sweep(sequence);
+            }
+
+            uint capacity = _capacity;
+            ref Entry entry = ref System.Runtime.CompilerServices.Unsafe.Add(ref System.Runtime.InteropServices.MemoryMarshal.GetArrayDataReference(_ring), (int)(sequence & (capacity - 1)));
+            if (next - _first >= capacity && entry.State == Empty)
+            {
+                _cancelled--; // a cancelled entry leaves the ring
+            }
+
+            entry.NonceLow = nonceLow;
+            entry.NonceHigh = nonceHigh;
+            entry.State = state;
+            entry.Tag = tag;
+
+            uint last = sequence - 1;
+            int b = (int)hash & _bucketMask;
+            while (true)
+            {
+                ref uint bucket = ref Bucket(b);
+                uint free = ~BucketMatch.Live(ref bucket, last, capacity) & SlotMask;
+                if (free != 0)
+                {
+                    int lane = BucketMatch.FirstLane(free);
+                    System.Runtime.CompilerServices.Unsafe.Add(ref bucket, lane) = Fingerprint(hash);
+                    System.Runtime.CompilerServices.Unsafe.Add(ref bucket, SequenceOffset + lane) = sequence;
+                    break;
+                }
+
+                System.Runtime.CompilerServices.Unsafe.Add(ref bucket, SpillWord) = sequence;
+                b = (b + 1) & _bucketMask;
+            }
+
+            _next = next + 1;
+            return (long)next;
+        }
+
+        /// <summary>A prefetch of the bucket a lookup or insert of this hash starts at.</summary>
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+        public void PrefetchBucket(ulong hash) => Internal.CacheHint.Prefetch(ref Bucket((int)hash & _bucketMask));
+
+        /// <summary>The entry a ticket names, or a null reference if it has left the ring.</summary>
+        public ref Entry At(long ticket)
+            => ref ticket >= 0 && (ulong)ticket < _next && _next - (ulong)ticket <= _capacity
+                ? ref _ring[(int)((ulong)ticket & (_capacity - 1))]
+                : ref System.Runtime.CompilerServices.Unsafe.NullRef<Entry>();
+
+        /// <summary>Gives back a pending reservation, if the ticket still names it.</summary>
+        public void Cancel(long ticket, ulong nonceLow, uint nonceHigh)
+        {
+            ref Entry entry = ref At(ticket);
+            if (!System.Runtime.CompilerServices.Unsafe.IsNullRef(ref entry) && entry.State == Pending && entry.NonceLow == nonceLow && entry.NonceHigh == nonceHigh)
+            {
+                entry.State = Empty;
+                _cancelled++;
+            }
+        }
+
+        // Every 2^31 inserts: each stale sequence number (and spill mark) becomes exactly capacity
+        // old, so that none is older than capacity + 2^31 at the next sweep (see the remarks).
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+        internal void Sweep(uint next)
+        {
+            uint last = next - 1;
+            uint stale = last - _capacity;
+            for (int b = 0; b <= _bucketMask; b++)
+            {
+                ref uint bucket = ref Bucket(b);
+                for (int i = SequenceOffset; i < BucketWords; i++)
+                {
+                    ref uint word = ref System.Runtime.CompilerServices.Unsafe.Add(ref bucket, i);
+                    if (last - word >= _capacity)
+                    {
+                        word = stale;
+                    }
+                }
+            }
+        }
+
+        /// <summary>Platform/Net/BucketMatch.cs's live mask, a slot at a time (netstandard2.0, and the reference the tests hold the vector paths to).</summary>
+        public static uint LiveScalar(ref uint bucket, uint last, uint capacity)
+        {
+            uint mask = 0;
+            for (int i = 0; i < BucketWords - SequenceOffset; i++)
+            {
+                mask |= (last - System.Runtime.CompilerServices.Unsafe.Add(ref bucket, SequenceOffset + i) < capacity ? 1u : 0u) << i;
+            }
+
+            return mask;
+        }
+
+        /// <summary>Platform/Net/BucketMatch.cs's candidate mask, a slot at a time.</summary>
+        public static uint CandidatesScalar(ref uint bucket, uint fingerprint, uint last, uint capacity)
+        {
+            uint mask = 0;
+            for (int i = 0; i < 7; i++)
+            {
+                bool match = System.Runtime.CompilerServices.Unsafe.Add(ref bucket, i) == fingerprint;
+                mask |= (match ? 1u : 0u) << i;
+            }
+
+            return mask & LiveScalar(ref bucket, last, capacity);
+        }
     }
 }

@@ -19,13 +19,13 @@ public class HistoryTests
     [TestCase(100, 3)]
     public void TheExactWindowMatchesAReferenceModel(int window, int seed)
     {
-        // A small nonce space forces repeats, generation swaps and long probe chains, checked
-        // step by step against a model: two generations of `window` nonces each, the older one
-        // forgotten when the newer is full. So at least the last `window` nonces are always known.
+        // A small nonce space forces repeats, a ring that wraps and full buckets, checked step by
+        // step against a model: the last `window` nonces rounded up to a power of two (a ring), the
+        // oldest forgotten by each insert. So at least the last `window` nonces are always known.
         var history = new NonceHistory(new NonceGuardOptions { WindowSize = window, DistinguishedPointCapacity = 0 });
+        int ring = (int)System.Numerics.BitOperations.RoundUpToPowerOf2((uint)window);
         var random = new Random(seed);
-        var current = new List<ulong>();
-        var previous = new List<ulong>();
+        var kept = new Queue<ulong>();
         var recent = new Queue<ulong>();
         byte[] tag = new byte[16];
         for (int step = 0; step < 200_000; step++)
@@ -33,7 +33,7 @@ public class HistoryTests
             ulong nonce = (ulong)random.Next(window * 5);
             uint high = (uint)(nonce % 3);
             NonceLookup found = history.Reserve(nonce, high, out long slot, out StoredTag seen);
-            bool expectSeen = current.Contains(nonce) || previous.Contains(nonce);
+            bool expectSeen = kept.Contains(nonce);
             Assert.That(found, Is.EqualTo(expectSeen ? NonceLookup.Seen : NonceLookup.New), $"step {step}, seed {seed}");
             if (recent.Contains(nonce))
             {
@@ -48,12 +48,12 @@ public class HistoryTests
             }
 
             history.Publish(slot, nonce, high, tag);
-            if (current.Count == window)
+            kept.Enqueue(nonce);
+            if (kept.Count > ring)
             {
-                (previous, current) = (current, new List<ulong>());
+                kept.Dequeue();
             }
 
-            current.Add(nonce);
             recent.Enqueue(nonce);
             if (recent.Count > window)
             {
@@ -61,7 +61,7 @@ public class HistoryTests
             }
         }
 
-        Assert.That(history.Count.Exact, Is.EqualTo(current.Count + previous.Count));
+        Assert.That(history.Count.Exact, Is.EqualTo(kept.Count));
     }
 
     [Test]
@@ -216,11 +216,12 @@ public class HistoryTests
             Assert.That(shortTag.Matches(tail), Is.True, "beyond the 12 stored bytes nothing is compared");
         });
     }
-    /// <summary>The memory the options' docs promise (96 bytes per window nonce, 40 per distinguished
-    /// point: 384 KiB + 640 KiB by default) is what MemoryBytes reports and what construction allocates.</summary>
-    [TestCase(4096, 16384, 384 * 1024 + 640 * 1024)]
-    [TestCase(4096, 0, 384 * 1024)]
-    [TestCase(1000, 2000, (2 * ((1000 * 32) + (4096 * 4))) + (2 * ((1000 * 32) + (2048 * 4))))]   // each index rounded up to a power of two
+    /// <summary>The memory the options' docs promise (64 bytes per window nonce, the window rounded up
+    /// to a power of two, plus a line; 40 per distinguished point: 256 KiB + 640 KiB by default) is
+    /// what MemoryBytes reports and what construction allocates.</summary>
+    [TestCase(4096, 16384, (256 * 1024) + 64 + (640 * 1024))]
+    [TestCase(4096, 0, (256 * 1024) + 64)]
+    [TestCase(1000, 2000, (1024 * 64) + 64 + (2 * ((1000 * 32) + (2048 * 4))))]   // the ring and each index rounded up to a power of two
     public void MemoryBytesIsWhatTheDocsSayAndWhatIsAllocated(int window, int capacity, long expected)
     {
         var options = new NonceGuardOptions { WindowSize = window, DistinguishedPointCapacity = capacity };
