@@ -74,7 +74,7 @@ internal interface IGuardedAead
     /// <summary>
     /// For a <see cref="Concurrent"/> AEAD: throws the exception its Encrypt would throw for these
     /// buffers, before a nonce is reserved. A reservation given back still takes its place in the
-    /// window's current generation, so a run of calls failing after the reservation would push
+    /// window's ring, so a run of calls failing after the reservation would push
     /// real nonces out of the exact window early.
     /// </summary>
     void CheckEncryptBuffers(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag);

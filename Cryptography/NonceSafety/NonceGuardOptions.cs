@@ -38,9 +38,10 @@ public sealed class NonceGuardOptions
 
     /// <summary>
     /// How many of the most recent nonces are always remembered exactly: a repeat within this
-    /// many encryptions (and checked decryptions) is always caught, and one up to twice as far
-    /// back often is (the window is two generations of this size; the older is forgotten when the
-    /// newer fills). Default 4096; the window takes 96 bytes per nonce of this size (384 KiB).
+    /// many encryptions (and checked decryptions) is always caught. The window keeps this many
+    /// rounded up to a power of two (so up to twice as far back for other sizes), the oldest
+    /// forgotten by each new nonce. Default 4096; the window takes 64 bytes per nonce of the
+    /// rounded size, plus 64 (256 KiB).
     /// </summary>
     public int WindowSize { get; init; } = 4096;
 

@@ -1,7 +1,7 @@
 // The memory of a nonce guard: which nonces one key has already been used with, and the tag each
 // message got. Two bounded tables:
-//   - the exact window: at least the most recent WindowSize nonces (up to twice that), every one
-//     of them;
+//   - the exact window: the most recent WindowSize nonces rounded up to a power of two (so at
+//     least WindowSize, under twice that), every one of them;
 //   - distinguished points: the nonces whose keyed hash has its top DistinguishedPointBits bits
 //     zero (1 in 2^bits of all nonces), kept in a second, larger table long after they leave the
 //     exact window, so a repeat far back is still caught with probability 2^-bits.
@@ -9,10 +9,15 @@
 // is known only by a fingerprint (NonceHistoryRegistry), and a message is known only by its tag,
 // which the AEAD computes anyway (no extra hashing of the plaintext on the fast path).
 //
-// Each table is two generations of a hash table that only ever grows (no deletion): inserts go to
-// the current generation; when it is full, the older generation is cleared and becomes the
-// current one. So the newest `capacity` entries are always present, lookups probe at most two
-// short chains, and forgetting costs one pass clearing the index per `capacity` inserts instead of a deletion per
+// The window (Window, below) is a ring of the newest entries and an index of one-cache-line
+// buckets, seven slots each compared at once (a fingerprint and a sequence number per slot; a slot
+// whose entry has left the ring is free, so nothing is ever deleted or cleared), a full bucket
+// spilling into the next (a mark that the lookup follows while it is live): a lookup of a new nonce
+// reads one line, with no probe loop (issue 49, fifth pass). The long-range table (Table) is two
+// generations of a hash table that only ever grows (no deletion): inserts go to the current
+// generation; when it is full, the older generation is cleared and becomes the current one. So
+// the newest `capacity` entries are always present, lookups probe at most two short chains, and
+// forgetting costs one pass clearing the index per `capacity` inserts instead of a deletion per
 // insert (backward-shift deletion from an open-addressing table measured at ~2x the whole cost).
 //
 // Two locks, one per kind of caller, never both on one path (a history belongs to one algorithm,
@@ -25,7 +30,8 @@
 //     instructions (about 20 cycles each on Intel cores, a few on Zen; issue 49). A waiter spins,
 //     then yields and sleeps (SpinWait), so a holder that is descheduled does not starve it.
 // A guard that records after the AEAD (Observe) asks for the lines it will touch before the AEAD
-// runs (Prefetch): the long-range table's lines, touched by one call in 2^bits, are rarely cached.
+// runs (Prefetch): the window's bucket and, for a distinguished nonce, the long-range table's
+// lines, touched by one call in 2^bits and rarely cached.
 // Nothing allocates after construction.
 
 using System;
@@ -338,7 +344,7 @@ internal sealed class NonceHistory
 
     /// <summary>
     /// Asks for the cache lines an <see cref="Observe(ulong, uint, ulong, ReadOnlySpan{byte}, out StoredTag)"/>
-    /// of this hash will read, without waiting for them: the window index's line and, for a
+    /// of this hash will read, without waiting for them: the window's bucket and, for a
     /// distinguished nonce, the long-range index's line and the long-range entry an insert would
     /// write. Issued before the AEAD, they arrive while it runs (issue 49: a 1350-byte guarded
     /// encryption then took about 10 ns less; the long-range lines, touched by one call in 2^bits

@@ -5,6 +5,7 @@
 // 32-bit wrap; and the vector compare to the scalar loop netstandard2.0 runs.
 
 using System;
+using System.Buffers.Binary;
 using System.Collections.Generic;
 using System.Linq;
 using Cryptography;
@@ -34,7 +35,7 @@ public class HistoryWindowTests
         var pool = new List<ulong>();
         while (pool.Count < 3 * Window)
         {
-            ulong candidate = (ulong)random.NextInt64();
+            ulong candidate = Next64(random);
             if ((history.Hash(candidate, 7) & (Buckets - 1)) == (ulong)bucket && !pool.Contains(candidate))
             {
                 pool.Add(candidate);
@@ -47,7 +48,7 @@ public class HistoryWindowTests
         for (int step = 0; step < 20_000; step++)
         {
             ulong nonce = pool[random.Next(pool.Count)];
-            BitConverter.TryWriteBytes(tag, nonce);
+            BinaryPrimitives.WriteUInt64LittleEndian(tag, nonce);
             NonceLookup found = history.Observe(nonce, 7, tag, out StoredTag earlier);
             if (kept.Contains(nonce))
             {
@@ -81,7 +82,12 @@ public class HistoryWindowTests
     public void TheWindowStaysExactAcrossASweepAndTheWrap(ulong first, int window)
     {
         var history = new NonceHistory(new NonceGuardOptions { WindowSize = window, DistinguishedPointCapacity = 0 }, firstSequence: first);
-        int ring = (int)System.Numerics.BitOperations.RoundUpToPowerOf2((uint)window);
+        int ring = 1;
+        while (ring < window)
+        {
+            ring <<= 1;
+        }
+
         var random = new Random(window);
         var kept = new Queue<(ulong Nonce, bool Cancelled)>();
         byte[] tag = new byte[16];
@@ -128,16 +134,16 @@ public class HistoryWindowTests
         for (int round = 0; round < 200_000; round++)
         {
             uint capacity = 1u << random.Next(0, 25);
-            uint last = (uint)random.NextInt64(0, 1L << 32);
-            uint fingerprint = (uint)random.NextInt64(0, 1L << 32);
+            uint last = (uint)Next64(random);
+            uint fingerprint = (uint)Next64(random);
             for (int i = 0; i < 16; i++)
             {
                 bucket[i] = random.Next(4) switch
                 {
                     0 => fingerprint,
-                    1 => unchecked(last - (uint)random.NextInt64(0, 2L * capacity)),
+                    1 => unchecked(last - (uint)(Next64(random) % (2UL * capacity))),
                     2 => unchecked(last - capacity + (uint)random.Next(-1, 2)),
-                    _ => (uint)random.NextInt64(0, 1L << 32),
+                    _ => (uint)Next64(random),
                 };
             }
 
@@ -152,5 +158,13 @@ public class HistoryWindowTests
         Assert.That(mismatches, Is.Zero);
         Assert.That(live, Is.GreaterThan(100_000), "the rounds had live slots");
         Assert.That(candidates, Is.GreaterThan(10_000), "the rounds had candidates");
+    }
+
+    // Random.NextInt64 is .NET 6+; these tests also run on the netstandard2.0 build under Mono.
+    private static ulong Next64(Random random)
+    {
+        byte[] bytes = new byte[8];
+        random.NextBytes(bytes);
+        return BinaryPrimitives.ReadUInt64LittleEndian(bytes);
     }
 }
