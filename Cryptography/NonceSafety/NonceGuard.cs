@@ -138,13 +138,14 @@ internal static class NonceGuard
         if (policy == NonceReusePolicy.Observe)
         {
             // Nothing to refuse: encrypt (the AEAD checks the buffers), then record or compare. The
-            // history's lines are asked for first, to arrive while the AEAD runs.
-            history.Prefetch(hash);
+            // window is looked up first, without the lock, so that the lookup runs beside the AEAD
+            // rather than after the lock's barrier; the locked section after the AEAD only checks
+            // that no insert came between and writes (NonceHistory.Probe).
+            WindowProbe probe = history.Probe(hash);
             aead.Encrypt(nonce, plaintext, ciphertext, tag, associatedData);
-            NonceLookup recorded = history.Observe(low, high, hash, tag, out StoredTag earlier);
-            if (recorded != NonceLookup.New)
+            if (!history.TryRecordNew(low, high, hash, tag, probe))
             {
-                ObservedRepeat(history, recorded, earlier, low, high, hash, tag);
+                Observe(history, low, high, hash, tag, probe);
             }
 
             return;
@@ -173,11 +174,13 @@ internal static class NonceGuard
         }
     }
 
-    // Observe, a nonce known already (or reserved by a guard of the same key under another policy,
-    // whose tag decides): count it as identical or distinct.
+    // Observe, all but the common case that NonceHistory.TryRecordNew records inline: a distinguished
+    // nonce, a probe that no longer stands, a nonce known already (or reserved by a guard of the same
+    // key under another policy, whose tag decides): a repeat is counted as identical or distinct.
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static void ObservedRepeat(NonceHistory history, NonceLookup recorded, StoredTag earlier, ulong low, uint high, ulong hash, ReadOnlySpan<byte> tag)
+    private static void Observe(NonceHistory history, ulong low, uint high, ulong hash, ReadOnlySpan<byte> tag, WindowProbe probe)
     {
+        NonceLookup recorded = history.Observe(low, high, hash, tag, probe, out StoredTag earlier);
         var spinner = default(SpinWait);
         while (recorded == NonceLookup.Pending)
         {

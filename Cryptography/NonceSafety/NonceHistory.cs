@@ -28,10 +28,12 @@
 //     Cancel, Observe: a lookup and an insert, tens of nanoseconds). It costs one lock-prefixed
 //     instruction to enter and a plain store to leave, where a Lock costs two lock-prefixed
 //     instructions (about 20 cycles each on Intel cores, a few on Zen; issue 49). A waiter spins,
-//     then yields and sleeps (SpinWait), so a holder that is descheduled does not starve it.
-// A guard that records after the AEAD (Observe) asks for the lines it will touch before the AEAD
-// runs (Prefetch): the window's bucket and, for a distinguished nonce, the long-range table's
-// lines, touched by one call in 2^bits and rarely cached.
+//     then yields and sleeps (SpinWait), so a holder that is descheduled does not starve it. The
+//     spin lock's word also carries the window's next sequence number (see _lock).
+// A guard that records after the AEAD (Observe) looks the nonce up in the window before the AEAD
+// runs, without the lock (Probe), and asks for the long-range table's lines a distinguished nonce
+// will touch. After the AEAD, one compare-exchange both takes the lock and checks that no insert
+// has come between (TryRecordNew); then the section only writes. Otherwise Observe looks again.
 // Nothing allocates after construction.
 
 using System;
@@ -98,6 +100,23 @@ internal readonly struct StoredTag(ulong low, ulong high, int length)
     }
 }
 
+/// <summary>
+/// A lookup of a nonce in the window made without the lock, before the AEAD runs (see
+/// <see cref="NonceHistory.Probe"/>): the window's next sequence number when it was made and the free
+/// slot an insert may take, or -1 when the probe found anything but a plain miss.
+/// </summary>
+internal readonly struct WindowProbe(ulong next, int lane)
+{
+    /// <summary>A probe that never stands: the locked section looks the nonce up itself.</summary>
+    public static WindowProbe None => new(0, -1);
+
+    /// <summary>The window's next sequence number when the probe read the bucket.</summary>
+    public ulong Next { get; } = next;
+
+    /// <summary>The free slot of the nonce's bucket, or -1.</summary>
+    public int Lane { get; } = lane;
+}
+
 /// <summary>The nonces one key has been used with, bounded; see the file header.</summary>
 internal sealed class NonceHistory
 {
@@ -138,10 +157,14 @@ internal sealed class NonceHistory
         FingerprintLow = fingerprintLow;
         FingerprintHigh = fingerprintHigh;
         WindowSize = options.WindowSize;
+        _lock = (long)_exact.Next << 1;
     }
 
-    // The spin lock of the concurrent path's short sections (see the file header): 0 free, 1 held.
-    private int _busy;
+    // The spin lock of the concurrent path's short sections (see the file header), and a copy of the
+    // window's next sequence number: bit 0 set while the lock is held, the number in the bits above.
+    // A section leaves by writing the number as it then is (ExitShort), so one load gives a probe
+    // (Probe) what TryRecordNew's one compare-exchange checks: the lock free and no insert since.
+    private long _lock;
 
     /// <summary>The lock the serialised guard path holds across a whole call (with <see cref="FindLocked"/>
     /// and <see cref="AddLocked"/>); the concurrent path's methods take a spin lock of their own instead.</summary>
@@ -315,6 +338,14 @@ internal sealed class NonceHistory
         => Observe(nonceLow, nonceHigh, Hash(nonceLow, nonceHigh), tag, out seen);
 
     /// <summary><see cref="Observe(ulong, uint, ReadOnlySpan{byte}, out StoredTag)"/> with the nonce's <see cref="Hash"/> already computed.</summary>
+    public NonceLookup Observe(ulong nonceLow, uint nonceHigh, ulong hash, ReadOnlySpan<byte> tag, out StoredTag seen)
+        => Observe(nonceLow, nonceHigh, hash, tag, WindowProbe.None, out seen);
+
+    /// <summary>
+    /// <see cref="Observe(ulong, uint, ulong, ReadOnlySpan{byte}, out StoredTag)"/> after a
+    /// <see cref="Probe"/> of the same hash: when no insert has reached the window since the probe,
+    /// its lookup stands and the locked section only writes.
+    /// </summary>
     /// <remarks>
     /// One call with the lookup and the insert inlined into it (issue 49). Inlined into
     /// GuardedAesGcmSiv's call, whose method has the guard, AesGcmSiv's checks and the AEAD's call
@@ -322,12 +353,33 @@ internal sealed class NonceHistory
     /// (FindLocked, AddStored, and MemoryMarshal.Read for the tag's second word).
     /// </remarks>
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
-    public NonceLookup Observe(ulong nonceLow, uint nonceHigh, ulong hash, ReadOnlySpan<byte> tag, out StoredTag seen)
+    public NonceLookup Observe(ulong nonceLow, uint nonceHigh, ulong hash, ReadOnlySpan<byte> tag, WindowProbe probe, out StoredTag seen)
     {
         StoredTag stored = StoredTag.From(tag);
         EnterShort();
         try
         {
+            if (_exact.Stands(probe))
+            {
+                // The window has not changed since the probe found no entry for this nonce and a free
+                // slot for it: what is left of the lookup is the long-range table's part.
+                if (IsDistinguished(hash))
+                {
+                    ref Entry far = ref _distinguished!.Find(nonceLow, nonceHigh, hash);
+                    if (!System.Runtime.CompilerServices.Unsafe.IsNullRef(ref far))
+                    {
+                        seen = far.Tag;
+                        return NonceLookup.SeenLongRange;
+                    }
+
+                    _distinguished.Add(nonceLow, nonceHigh, hash, stored.Length, stored);
+                }
+
+                _exact.AddProbed(probe, nonceLow, nonceHigh, hash, stored.Length, stored);
+                seen = default;
+                return NonceLookup.New;
+            }
+
             NonceLookup found = Find(nonceLow, nonceHigh, hash, out seen);
             if (found == NonceLookup.New)
             {
@@ -343,29 +395,78 @@ internal sealed class NonceHistory
     }
 
     /// <summary>
-    /// Asks for the cache lines an <see cref="Observe(ulong, uint, ulong, ReadOnlySpan{byte}, out StoredTag)"/>
-    /// of this hash will read, without waiting for them: the window's bucket and, for a
-    /// distinguished nonce, the long-range index's line and the long-range entry an insert would
-    /// write. Issued before the AEAD, they arrive while it runs (issue 49: a 1350-byte guarded
-    /// encryption then took about 10 ns less; the long-range lines, touched by one call in 2^bits
-    /// and so rarely cached, made most of the difference).
+    /// The common case of <see cref="Observe(ulong, uint, ulong, ReadOnlySpan{byte}, WindowProbe, out StoredTag)"/>,
+    /// inlined into the guard's call: a nonce that is not distinguished, a full 16-byte tag, and a
+    /// probe that still <see cref="Window.Stands">stands</see>, so the nonce is new and the section
+    /// under the lock only writes. Returns false, having changed nothing, in every other case; the
+    /// caller then calls Observe.
     /// </summary>
+    /// <remarks>
+    /// Issue 49, sixth pass: with the probe made before the AEAD, the common case after it is one
+    /// compare-exchange and the insert's stores, inlined where the guard's call is compiled (Observe
+    /// is a call of its own). Nothing between taking and leaving the spin lock can throw (fixed
+    /// arrays reached through references checked at construction, no allocation, no bounds check),
+    /// so this section needs no try/finally to be sure to leave it.
+    /// </remarks>
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
-    public void Prefetch(ulong hash)
+    public bool TryRecordNew(ulong nonceLow, uint nonceHigh, ulong hash, ReadOnlySpan<byte> tag, WindowProbe probe)
     {
-        _exact.PrefetchBucket(hash);
+        if (tag.Length != 16 || probe.Lane < 0 || IsDistinguished(hash))
+        {
+            return false;
+        }
+
+        var stored = new StoredTag(BinaryPrimitives.ReadUInt64LittleEndian(tag), BinaryPrimitives.ReadUInt64LittleEndian(tag.Slice(8)), 16);
+
+        // One compare-exchange takes the lock and checks the probe: it succeeds only if the lock is
+        // free and the window's number is still the one the probe read (see _lock).
+        long free = (long)probe.Next << 1;
+        if (Interlocked.CompareExchange(ref _lock, free | 1, free) != free)
+        {
+            return false;
+        }
+
+        _exact.AddProbed(probe, nonceLow, nonceHigh, hash, 16, stored);
+        Volatile.Write(ref _lock, free + 2); // leaves, with the number one higher
+        return true;
+    }
+
+    /// <summary>
+    /// Looks a nonce up in the window without the lock, for an
+    /// <see cref="Observe(ulong, uint, ulong, ReadOnlySpan{byte}, WindowProbe, out StoredTag)"/> of
+    /// the same hash after the AEAD has run; and asks for the long-range table's lines that Observe
+    /// will touch for a distinguished nonce, without waiting for them.
+    /// </summary>
+    /// <remarks>
+    /// Issue 49, sixth pass: the window's lookup moves out of the locked section, which after the
+    /// AEAD then only checks and writes (TryRecordNew). The probe reads memory other threads may be
+    /// writing, so it is used only if the lock word still holds the sequence number the probe read
+    /// first (an acquire) and nobody holds the lock: every write to a bucket is made by an insert,
+    /// under the lock, and the section that inserts leaves with a higher number (see _lock and
+    /// Window.Stands). The long-range lines are asked for here too: touched by one call in 2^bits,
+    /// they are rarely cached (a 1350-byte guarded encryption took about 10 ns less with them asked
+    /// for early, issue 49's fourth pass).
+    /// </remarks>
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+    public WindowProbe Probe(ulong hash)
+    {
         if (IsDistinguished(hash))
         {
             _distinguished!.PrefetchIndex(hash);
             _distinguished.PrefetchNextEntry();
         }
+
+        // An acquire: the bucket's loads cannot move above it. Read while a section holds the lock,
+        // the number may be about to change; then TryRecordNew's compare-exchange fails.
+        return _exact.Probe(hash, (ulong)(Volatile.Read(ref _lock) >> 1));
     }
 
     // One lock-prefixed instruction to enter when the lock is free; a plain (release) store to leave.
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
     private void EnterShort()
     {
-        if (Interlocked.CompareExchange(ref _busy, 1, 0) != 0)
+        long free = Volatile.Read(ref _lock) & ~1L;
+        if (Interlocked.CompareExchange(ref _lock, free | 1, free) != free)
         {
             EnterShortContended();
         }
@@ -379,11 +480,13 @@ internal sealed class NonceHistory
         {
             spinner.SpinOnce();
         }
-        while (Volatile.Read(ref _busy) != 0 || Interlocked.CompareExchange(ref _busy, 1, 0) != 0);
+        while (!TryEnter(Volatile.Read(ref _lock)));
     }
 
+    private bool TryEnter(long seen) => (seen & 1) == 0 && Interlocked.CompareExchange(ref _lock, seen | 1, seen) == seen;
+
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
-    private void ExitShort() => Volatile.Write(ref _busy, 0);
+    private void ExitShort() => Volatile.Write(ref _lock, (long)_exact.Next << 1);
 
     /// <summary>Whether a nonce is one of the distinguished points kept beyond the exact window.</summary>
     public bool IsDistinguished(ulong nonceLow, uint nonceHigh) => IsDistinguished(Hash(nonceLow, nonceHigh));
@@ -669,7 +772,6 @@ internal sealed class NonceHistory
         private readonly uint _capacity;  // the ring's size, a power of two
         private readonly ulong _first;    // the first entry's sequence number (0 but in tests)
         private ulong _next;              // the next entry's sequence number
-        private int _cancelled;           // cancelled entries still in the ring
 
         public Window(int windowSize, ulong firstSequence)
         {
@@ -687,7 +789,25 @@ internal sealed class NonceHistory
             }
         }
 
-        public int Count => (int)Math.Min(_next - _first, _capacity) - _cancelled;
+        /// <summary>The next entry's sequence number. The caller holds the lock.</summary>
+        public ulong Next => _next;
+
+        /// <summary>The entries in the ring that are not cancelled: a count of the ring (this is for tests
+        /// and diagnostics; an insert then need not read the entry it overwrites).</summary>
+        public int Count
+        {
+            get
+            {
+                int count = 0;
+                ulong held = Math.Min(_next - _first, _capacity);
+                for (ulong s = _next - held; s < _next; s++)
+                {
+                    count += _ring[(int)(s & (_capacity - 1))].State != Empty ? 1 : 0;
+                }
+
+                return count;
+            }
+        }
 
         public long MemoryBytes => ((long)_ring.Length * System.Runtime.CompilerServices.Unsafe.SizeOf<Entry>()) + ((long)_words.Length * sizeof(uint));
 
@@ -743,18 +863,8 @@ internal sealed class NonceHistory
                 Sweep(sequence);
             }
 
+            WriteEntry(next, nonceLow, nonceHigh, state, tag);
             uint capacity = _capacity;
-            ref Entry entry = ref System.Runtime.CompilerServices.Unsafe.Add(ref System.Runtime.InteropServices.MemoryMarshal.GetArrayDataReference(_ring), (int)(sequence & (capacity - 1)));
-            if (next - _first >= capacity && entry.State == Empty)
-            {
-                _cancelled--; // a cancelled entry leaves the ring
-            }
-
-            entry.NonceLow = nonceLow;
-            entry.NonceHigh = nonceHigh;
-            entry.State = state;
-            entry.Tag = tag;
-
             uint last = sequence - 1;
             int b = (int)hash & _bucketMask;
             while (true)
@@ -777,6 +887,62 @@ internal sealed class NonceHistory
             return (long)next;
         }
 
+        /// <summary>
+        /// A lookup without the lock (NonceHistory.Probe): whether the nonce's bucket holds no live
+        /// slot of its fingerprint, no live spill mark and a free slot. Only a plain miss gives a
+        /// lane; anything else (a candidate to confirm, a spill to follow, a sweep due) leaves the
+        /// locked section to look the nonce up as before.
+        /// </summary>
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+        public WindowProbe Probe(ulong hash, ulong next)
+        {
+            uint capacity = _capacity;
+            uint last = (uint)next - 1;
+            ref uint bucket = ref Bucket((int)hash & _bucketMask);
+            uint live = BucketMatch.Live(ref bucket, last, capacity);
+            uint candidates = BucketMatch.Candidates(ref bucket, Fingerprint(hash), last, capacity);
+            uint free = ~live & SlotMask;
+
+            // The ring entry an insert will overwrite, 'capacity' inserts old and rarely in L1.
+            Internal.CacheHint.Prefetch(ref System.Runtime.CompilerServices.Unsafe.Add(ref System.Runtime.InteropServices.MemoryMarshal.GetArrayDataReference(_ring), (int)((uint)next & (capacity - 1))));
+            bool sweepDue = ((uint)next & SweepMask) == 0 && next != 0; // Add sweeps first (see Sweep)
+            bool miss = candidates == 0 && live <= SlotMask && free != 0 && !sweepDue;
+            return new WindowProbe(next, miss ? BucketMatch.FirstLane(free) : -1);
+        }
+
+        /// <summary>
+        /// Whether a probe's lookup still holds. The caller holds the lock. Every write to a bucket is
+        /// made by an insert, under the lock, before the insert advances the sequence number; so if
+        /// the number is the one the probe read first, no insert had written to the window before the
+        /// probe's reads, or has since, and what the probe read is what is there now (a cancelled or
+        /// published entry changes the ring, not the buckets, and a plain miss read no entry).
+        /// </summary>
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+        public bool Stands(WindowProbe probe) => probe.Lane >= 0 && _next == probe.Next;
+
+        /// <summary>Adds an entry into the slot a probe that <see cref="Stands"/> found free. The caller holds the lock.</summary>
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+        public void AddProbed(WindowProbe probe, ulong nonceLow, uint nonceHigh, ulong hash, int state, StoredTag tag)
+        {
+            ulong next = probe.Next;
+            WriteEntry(next, nonceLow, nonceHigh, state, tag);
+            ref uint bucket = ref Bucket((int)hash & _bucketMask);
+            System.Runtime.CompilerServices.Unsafe.Add(ref bucket, probe.Lane) = Fingerprint(hash);
+            System.Runtime.CompilerServices.Unsafe.Add(ref bucket, SequenceOffset + probe.Lane) = (uint)next;
+            _next = next + 1;
+        }
+
+        // The ring's part of an insert: the entry 'capacity' inserts older is overwritten.
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+        private void WriteEntry(ulong next, ulong nonceLow, uint nonceHigh, int state, StoredTag tag)
+        {
+            ref Entry entry = ref System.Runtime.CompilerServices.Unsafe.Add(ref System.Runtime.InteropServices.MemoryMarshal.GetArrayDataReference(_ring), (int)((uint)next & (_capacity - 1)));
+            entry.NonceLow = nonceLow;
+            entry.NonceHigh = nonceHigh;
+            entry.State = state;
+            entry.Tag = tag;
+        }
+
         /// <summary>A prefetch of the bucket a lookup or insert of this hash starts at.</summary>
         [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
         public void PrefetchBucket(ulong hash) => Internal.CacheHint.Prefetch(ref Bucket((int)hash & _bucketMask));
@@ -794,7 +960,6 @@ internal sealed class NonceHistory
             if (!System.Runtime.CompilerServices.Unsafe.IsNullRef(ref entry) && entry.State == Pending && entry.NonceLow == nonceLow && entry.NonceHigh == nonceHigh)
             {
                 entry.State = Empty;
-                _cancelled++;
             }
         }
 
