@@ -164,6 +164,8 @@ internal sealed class NonceHistory
     // window's next sequence number: bit 0 set while the lock is held, the number in the bits above.
     // A section leaves by writing the number as it then is (ExitShort), so one load gives a probe
     // (Probe) what TryRecordNew's one compare-exchange checks: the lock free and no insert since.
+    // The serialised path (SyncRoot) inserts without it and leaves the copy behind; it never probes,
+    // and a history serves one algorithm's guards, so no probe ever meets such a history.
     private long _lock;
 
     /// <summary>The lock the serialised guard path holds across a whole call (with <see cref="FindLocked"/>
