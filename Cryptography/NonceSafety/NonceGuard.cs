@@ -138,11 +138,12 @@ internal static class NonceGuard
         if (policy == NonceReusePolicy.Observe)
         {
             // Nothing to refuse: encrypt (the AEAD checks the buffers), then record or compare. The
-            // window is looked up first, without the lock, so that the lookup runs beside the AEAD
-            // rather than after the lock's barrier; the locked section after the AEAD only checks
-            // that no insert came between and writes (NonceHistory.Probe).
-            WindowProbe probe = history.Probe(hash);
+            // history's lines are asked for first, to arrive while the AEAD runs; after it the window
+            // is looked up without the lock, and the locked section only checks that no insert came
+            // between and writes (NonceHistory.Prefetch, Probe, TryRecordNew).
+            history.Prefetch(hash);
             aead.Encrypt(nonce, plaintext, ciphertext, tag, associatedData);
+            WindowProbe probe = history.Probe(hash);
             if (!history.TryRecordNew(low, high, hash, tag, probe))
             {
                 Observe(history, low, high, hash, tag, probe);

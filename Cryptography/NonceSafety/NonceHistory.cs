@@ -30,10 +30,10 @@
 //     instructions (about 20 cycles each on Intel cores, a few on Zen; issue 49). A waiter spins,
 //     then yields and sleeps (SpinWait), so a holder that is descheduled does not starve it. The
 //     spin lock's word also carries the window's next sequence number (see _lock).
-// A guard that records after the AEAD (Observe) looks the nonce up in the window before the AEAD
-// runs, without the lock (Probe), and asks for the long-range table's lines a distinguished nonce
-// will touch. After the AEAD, one compare-exchange both takes the lock and checks that no insert
-// has come between (TryRecordNew); then the section only writes. Otherwise Observe looks again.
+// A guard that records after the AEAD (Observe) asks for the lines it will touch before the AEAD
+// runs (Prefetch). After the AEAD it looks the nonce up in the window without the lock (Probe),
+// and one compare-exchange both takes the lock and checks that no insert has come between
+// (TryRecordNew); then the section only writes. Otherwise Observe looks again.
 // Nothing allocates after construction.
 
 using System;
@@ -101,8 +101,7 @@ internal readonly struct StoredTag(ulong low, ulong high, int length)
 }
 
 /// <summary>
-/// A lookup of a nonce in the window made without the lock, before the AEAD runs (see
-/// <see cref="NonceHistory.Probe"/>): the window's next sequence number when it was made and the free
+/// A lookup of a nonce in the window made without the lock (see <see cref="NonceHistory.Probe"/>): the window's next sequence number when it was made and the free
 /// slot an insert may take, or -1 when the probe found anything but a plain miss.
 /// </summary>
 internal readonly struct WindowProbe(ulong next, int lane)
@@ -404,8 +403,8 @@ internal sealed class NonceHistory
     /// caller then calls Observe.
     /// </summary>
     /// <remarks>
-    /// Issue 49, sixth pass: with the probe made before the AEAD, the common case after it is one
-    /// compare-exchange and the insert's stores, inlined where the guard's call is compiled (Observe
+    /// Issue 49, sixth pass: with the window's lookup made without the lock (Probe), the common case
+    /// is one compare-exchange and the insert's stores, inlined where the guard's call is compiled (Observe
     /// is a call of its own). Nothing between taking and leaving the spin lock can throw (fixed
     /// arrays reached through references checked at construction, no allocation, no bounds check),
     /// so this section needs no try/finally to be sure to leave it.
@@ -434,30 +433,45 @@ internal sealed class NonceHistory
     }
 
     /// <summary>
-    /// Looks a nonce up in the window without the lock, for an
-    /// <see cref="Observe(ulong, uint, ulong, ReadOnlySpan{byte}, WindowProbe, out StoredTag)"/> of
-    /// the same hash after the AEAD has run; and asks for the long-range table's lines that Observe
-    /// will touch for a distinguished nonce, without waiting for them.
+    /// Asks for the cache lines a record of this hash will touch, without waiting for them: the
+    /// window's bucket, the ring entry the next insert overwrites and, for a distinguished nonce,
+    /// the long-range table's index line and next entry. Issued before the AEAD, they arrive while
+    /// it runs.
     /// </summary>
     /// <remarks>
-    /// Issue 49, sixth pass: the window's lookup moves out of the locked section, which after the
-    /// AEAD then only checks and writes (TryRecordNew). The probe reads memory other threads may be
-    /// writing, so it is used only if the lock word still holds the sequence number the probe read
-    /// first (an acquire) and nobody holds the lock: every write to a bucket is made by an insert,
-    /// under the lock, and the section that inserts leaves with a higher number (see _lock and
-    /// Window.Stands). The long-range lines are asked for here too: touched by one call in 2^bits,
-    /// they are rarely cached (a 1350-byte guarded encryption took about 10 ns less with them asked
-    /// for early, issue 49's fourth pass).
+    /// Issue 49, seventh pass: the sixth pass read the bucket here, before the AEAD (a demand load,
+    /// which holds up retirement when it misses); asking for it here and reading it after the AEAD
+    /// (Probe) took a 64-byte guarded encryption from 1.21 and 1.28 to 1.15 and 1.14 of the bare
+    /// call (BenchmarkDotNet, alternated runs; see docs/nonce-safety.md). The long-range lines are
+    /// touched by one call in 2^bits and rarely cached (a 1350-byte guarded encryption took about
+    /// 10 ns less with them asked for early, issue 49's fourth pass).
     /// </remarks>
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
-    public WindowProbe Probe(ulong hash)
+    public void Prefetch(ulong hash)
     {
+        _exact.Prefetch(hash, (ulong)(Volatile.Read(ref _lock) >> 1));
         if (IsDistinguished(hash))
         {
             _distinguished!.PrefetchIndex(hash);
             _distinguished.PrefetchNextEntry();
         }
+    }
 
+    /// <summary>
+    /// Looks a nonce up in the window without the lock, for a <see cref="TryRecordNew"/> or an
+    /// <see cref="Observe(ulong, uint, ulong, ReadOnlySpan{byte}, WindowProbe, out StoredTag)"/> of
+    /// the same hash.
+    /// </summary>
+    /// <remarks>
+    /// Issue 49, sixth pass: the window's lookup moves out of the locked section, which then only
+    /// checks and writes (TryRecordNew). The probe reads memory other threads may be writing, so it
+    /// is used only if the lock word still holds the sequence number the probe read first (an
+    /// acquire) and nobody holds the lock: every write to a bucket is made by an insert, under the
+    /// lock, and the section that inserts leaves with a higher number (see _lock and Window.Stands).
+    /// </remarks>
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+    public WindowProbe Probe(ulong hash)
+    {
         // An acquire: the bucket's loads cannot move above it. Read while a section holds the lock,
         // the number may be about to change; then TryRecordNew's compare-exchange fails.
         return _exact.Probe(hash, (ulong)(Volatile.Read(ref _lock) >> 1));
@@ -905,8 +919,6 @@ internal sealed class NonceHistory
             uint candidates = BucketMatch.Candidates(ref bucket, Fingerprint(hash), last, capacity);
             uint free = ~live & SlotMask;
 
-            // The ring entry an insert will overwrite, 'capacity' inserts old and rarely in L1.
-            Internal.CacheHint.Prefetch(ref System.Runtime.CompilerServices.Unsafe.Add(ref System.Runtime.InteropServices.MemoryMarshal.GetArrayDataReference(_ring), (int)((uint)next & (capacity - 1))));
             bool sweepDue = ((uint)next & SweepMask) == 0 && next != 0; // Add sweeps first (see Sweep)
             bool miss = candidates == 0 && live <= SlotMask && free != 0 && !sweepDue;
             return new WindowProbe(next, miss ? BucketMatch.FirstLane(free) : -1);
@@ -943,6 +955,14 @@ internal sealed class NonceHistory
             entry.NonceHigh = nonceHigh;
             entry.State = state;
             entry.Tag = tag;
+        }
+
+        /// <summary>Prefetches of the bucket a lookup or insert of this hash starts at and of the ring entry the next insert overwrites.</summary>
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+        public void Prefetch(ulong hash, ulong next)
+        {
+            Internal.CacheHint.Prefetch(ref Bucket((int)hash & _bucketMask));
+            Internal.CacheHint.Prefetch(ref System.Runtime.CompilerServices.Unsafe.Add(ref System.Runtime.InteropServices.MemoryMarshal.GetArrayDataReference(_ring), (int)((uint)next & (_capacity - 1))));
         }
 
         /// <summary>A prefetch of the bucket a lookup or insert of this hash starts at.</summary>

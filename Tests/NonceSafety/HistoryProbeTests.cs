@@ -1,4 +1,4 @@
-// The window looked up before the AEAD, without the lock (NonceHistory.Probe, issue 49, sixth pass),
+// The window looked up without the lock (NonceHistory.Probe, issue 49, sixth pass; after the AEAD since the seventh),
 // and the write after it (TryRecordNew, Observe with a probe). A probe stands only while no insert
 // has reached the window since it was made; these tests make inserts overtake probes, sequentially
 // (step by step, against a model ring) and on real threads (GuardedAesGcmSiv under Observe, every
