@@ -101,8 +101,9 @@ internal readonly struct StoredTag(ulong low, ulong high, int length)
 }
 
 /// <summary>
-/// A lookup of a nonce in the window made without the lock (see <see cref="NonceHistory.Probe"/>): the window's next sequence number when it was made and the free
-/// slot an insert may take, or -1 when the probe found anything but a plain miss.
+/// A lookup of a nonce in the window made without the lock (see <see cref="NonceHistory.Probe"/>):
+/// the window's next sequence number when it was made and the free slot an insert may take, or -1
+/// when the probe found anything but a plain miss.
 /// </summary>
 internal readonly struct WindowProbe(ulong next, int lane)
 {
@@ -964,10 +965,6 @@ internal sealed class NonceHistory
             Internal.CacheHint.Prefetch(ref Bucket((int)hash & _bucketMask));
             Internal.CacheHint.Prefetch(ref System.Runtime.CompilerServices.Unsafe.Add(ref System.Runtime.InteropServices.MemoryMarshal.GetArrayDataReference(_ring), (int)((uint)next & (_capacity - 1))));
         }
-
-        /// <summary>A prefetch of the bucket a lookup or insert of this hash starts at.</summary>
-        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
-        public void PrefetchBucket(ulong hash) => Internal.CacheHint.Prefetch(ref Bucket((int)hash & _bucketMask));
 
         /// <summary>The entry a ticket names, or a null reference if it has left the ring.</summary>
         public ref Entry At(long ticket)
