@@ -52,6 +52,12 @@ internal abstract class GuardedCalls
                 throw new NotSupportedException($"{default(TAead).Name} takes {default(TAead).NonceSize}-byte nonces; the nonce history keeps {NonceHistory.NonceSize}-byte nonces only.");
             }
 
+            // The history keeps tags of up to 16 bytes, and the guard's copy of a received tag has 16.
+            if (default(TAead).MaxTagSize > 16)
+            {
+                throw new NotSupportedException($"{default(TAead).Name} takes tags of up to {default(TAead).MaxTagSize} bytes; the nonce guard keeps tags of up to 16 bytes only.");
+            }
+
             _aead = aead;
             _owned = owned;
         }

@@ -268,8 +268,11 @@ internal static class NonceGuard
 
             // One read of the caller's nonce and tag: the history records exactly what the AEAD
             // verified. A tag longer than any AEAD takes is passed on for the AEAD to reject.
-            Span<byte> nonceCopy = stackalloc byte[default(TAead).NonceSize];
-            Span<byte> tagCopy = stackalloc byte[default(TAead).MaxTagSize];
+            // Struct locals, not stackalloc: see Internal/StackBytes.cs (GuardedCalls checks both sizes).
+            var nonceBuffer = default(StackBytes12);
+            var tagBuffer = default(StackBytes16);
+            Span<byte> nonceCopy = StackBytes12.Span(ref nonceBuffer);
+            Span<byte> tagCopy = StackBytes16.Span(ref tagBuffer)[..default(TAead).MaxTagSize];
             nonce.CopyTo(nonceCopy);
             if (tag.Length <= default(TAead).MaxTagSize)
             {
