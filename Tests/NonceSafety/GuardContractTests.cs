@@ -5,6 +5,7 @@
 
 using System;
 using System.Buffers;
+using System.IO;
 using System.Security.Cryptography;
 using Cryptography;
 using Cryptography.NonceSafety;
@@ -195,5 +196,53 @@ public class GuardContractTests
     public void NonceReuseExceptionHasAMessageOfItsOwn()
     {
         Assert.That(new NonceReuseException().Message, Does.Contain("nonce"));
+    }
+
+    // Adapters the guard cannot serve (it reads their sizes from default(TAead), as constants): nonces
+    // other than the history's 12 bytes, or tags longer than the 16 bytes the history and the guard's
+    // stack copy of a received tag keep. Calling them is never reached.
+    private readonly struct TwentyFourByteNonces : IGuardedAead
+    {
+        public string Name => "XChaCha-like";
+
+        public int NonceSize => 24;
+
+        public int MaxTagSize => 16;
+
+        public bool Concurrent => true;
+
+        public void CheckEncryptBuffers(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag) => throw new InvalidOperationException();
+
+        public void Encrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData) => throw new InvalidOperationException();
+
+        public void Decrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData) => throw new InvalidOperationException();
+    }
+
+    private readonly struct ThirtyTwoByteTags : IGuardedAead
+    {
+        public string Name => "long-tagged";
+
+        public int NonceSize => 12;
+
+        public int MaxTagSize => 32;
+
+        public bool Concurrent => true;
+
+        public void CheckEncryptBuffers(ReadOnlySpan<byte> plaintext, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag) => throw new InvalidOperationException();
+
+        public void Encrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> plaintext, Span<byte> ciphertext, Span<byte> tag, ReadOnlySpan<byte> associatedData) => throw new InvalidOperationException();
+
+        public void Decrypt(ReadOnlySpan<byte> nonce, ReadOnlySpan<byte> ciphertext, ReadOnlySpan<byte> tag, Span<byte> plaintext, ReadOnlySpan<byte> associatedData) => throw new InvalidOperationException();
+    }
+
+    [Test]
+    public void AnAdapterWithOtherNonceSizesOrLongerTagsIsRefused()
+    {
+        using var owned = new MemoryStream();
+        Assert.Multiple(() =>
+        {
+            Assert.That(() => GuardedCalls.Create(default(TwentyFourByteNonces), owned), Throws.TypeOf<NotSupportedException>().With.Message.Contains("24-byte nonces"));
+            Assert.That(() => GuardedCalls.Create(default(ThirtyTwoByteTags), owned), Throws.TypeOf<NotSupportedException>().With.Message.Contains("up to 32 bytes"));
+        });
     }
 }
