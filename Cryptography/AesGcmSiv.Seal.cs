@@ -89,9 +89,7 @@ public sealed partial class AesGcmSiv
             throw new ArgumentException(Messages.OverlappingBuffers, nameof(destination));
         }
 
-        // A struct local, not stackalloc: see Internal/StackBytes.cs.
-        var nonceBuffer = default(StackBytes12);
-        Span<byte> nonce = StackBytes12.Span(ref nonceBuffer);
+        Span<byte> nonce = stackalloc byte[NonceSize];
         RandomNonce.Fill(nonce);
         Encrypt(nonce, plaintext, destination[NonceSize..^TagSize], destination[^TagSize..], associatedData);
         nonce.CopyTo(destination); // after encrypting: an in-place plaintext starts right behind it
