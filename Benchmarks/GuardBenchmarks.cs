@@ -129,7 +129,7 @@ public class GuardAesGcmSivBenchmarks : GuardBenchmarks
     // that pass, read from the caller's buffer and written to a 12-byte stackalloc buffer of the
     // method that calls the AEAD, and the same copy made to a heap array instead. At 64 B on Zen 4
     // the first costs about 10 ns and the second nothing: the stackalloc buffer makes the JIT copy
-    // the method's span parameters on entry (docs/nonce-safety.md, Cost; NonceGuard.NonceWords).
+    // the method's span parameters on entry (docs/nonce-safety.md, Cost; Cryptography/Internal/StackBytes.cs).
     [Benchmark]
     public void BareNonceOnStack() => EncryptFromStackCopy(_bare, NextNonce(), Plaintext, Ciphertext, Tag);
 

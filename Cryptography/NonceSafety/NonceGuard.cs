@@ -43,7 +43,6 @@ using System.Buffers;
 using System.Buffers.Binary;
 using System.Globalization;
 using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
 using System.Security.Cryptography;
 using System.Threading;
 using Cryptography.Internal;
@@ -88,26 +87,6 @@ internal interface IGuardedAead
 internal static class NonceGuard
 {
     /// <summary>
-    /// The twelve bytes of the nonce the guard hands the AEAD, as a struct local (little-endian
-    /// words: bytes 0-7 and 8-11).
-    /// </summary>
-    /// <remarks>
-    /// Issue 49, eighth pass. A fixed-size <c>stackalloc</c> makes the JIT protect the frame: it
-    /// places a GS cookie after the buffer and copies the method's struct parameters below it on
-    /// entry. For the guard, those copies are 16-byte loads of its four span arguments, which the
-    /// caller had just stored as 8- and 4-byte halves. A load that spans two stores cannot be
-    /// forwarded from the store buffer, so each copy waits for the stores to retire, at the head of
-    /// every guarded call. That cost about 10 ns of a 64-byte encryption on Zen 4
-    /// (GuardAesGcmSivBenchmarks' BareNonceOnStack row; docs/nonce-safety.md, Cost). A struct local
-    /// is not such a buffer.
-    /// </remarks>
-    private struct NonceWords
-    {
-        public ulong Low;
-        public uint High;
-    }
-
-    /// <summary>
     /// Checks a caller's nonce for an encryption and reads it, once, as the two words the history
     /// keys it by. The guards call it before their call into <see cref="Encrypt"/>, so that the nonce
     /// crosses that call in two registers: as a span it was spilled to the stack in two 8-byte
@@ -135,11 +114,11 @@ internal static class NonceGuard
     {
         // The nonce the history checks is exactly the one the AEAD uses: one read of the caller's
         // buffer (ReadNonce), written here to the stack for the AEAD, in a struct local rather than
-        // a stackalloc buffer (NonceWords says why).
-        NonceWords words;
-        words.Low = BitConverter.IsLittleEndian ? low : BinaryPrimitives.ReverseEndianness(low);
-        words.High = BitConverter.IsLittleEndian ? high : BinaryPrimitives.ReverseEndianness(high);
-        Span<byte> nonce = MemoryMarshal.CreateSpan(ref Unsafe.As<NonceWords, byte>(ref words), NonceHistory.NonceSize);
+        // a stackalloc buffer (Internal/StackBytes.cs says why: issue 49, eighth pass).
+        Unsafe.SkipInit(out StackBytes12 nonceBuffer);
+        Span<byte> nonce = StackBytes12.Span(ref nonceBuffer);
+        BinaryPrimitives.WriteUInt64LittleEndian(nonce, low);
+        BinaryPrimitives.WriteUInt32LittleEndian(nonce[8..], high);
 
         // Checked here because a repeat encrypts into a private buffer of the plaintext's length
         // first; the wrapped AEAD checks everything else.
