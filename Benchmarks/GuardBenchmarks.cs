@@ -69,15 +69,26 @@ public abstract class GuardBenchmarks
     }
 }
 
+// The guard wraps the very AesGcm instance the bare row calls, so that the rows differ only by the
+// guard. Even so, BenchmarkDotNet runs each row in a process of its own, and .NET's AesGcm (OpenSSL)
+// takes up to 15 % more or less per call in one process than in another, steadily within each:
+// far more than the guard's own ~20 ns (GuardCostBenchmarks). BareOtherInstance, a second bare
+// instance, shows that spread; --launchCount 5 averages it (docs/nonce-safety.md, Cost).
 public class GuardAesGcmBenchmarks : GuardBenchmarks
 {
     private AesGcm _bare = null!;
     private GuardedAesGcm _guarded = null!;
+    private AesGcm _other = null!;
+
+    // A second instance, same key: the instance-to-instance spread of the bare AEAD itself.
+    [Benchmark]
+    public void BareOtherInstance() => _other.Encrypt(NextNonce(), Plaintext, Ciphertext, Tag);
 
     protected override void Create(byte[] key)
     {
         _bare = new AesGcm(key, 16);
-        _guarded = new GuardedAesGcm(key, 16);
+        _guarded = new GuardedAesGcm(_bare, key, null);
+        _other = new AesGcm(key, 16);
     }
 
     protected override void EncryptBare(ReadOnlySpan<byte> nonce) => _bare.Encrypt(nonce, Plaintext, Ciphertext, Tag);
@@ -86,20 +97,31 @@ public class GuardAesGcmBenchmarks : GuardBenchmarks
 
     protected override void Dispose()
     {
-        _bare.Dispose();
-        _guarded.Dispose();
+        _guarded.Dispose(); // disposes _bare, which it wraps
+        _other.Dispose();
     }
 }
 
+// The guard wraps the very ChaCha20Poly1305 instance the bare row calls, so that the rows differ only by the
+// guard. Even so, BenchmarkDotNet runs each row in a process of its own, and .NET's ChaCha20Poly1305 (OpenSSL)
+// takes up to 15 % more or less per call in one process than in another, steadily within each:
+// far more than the guard's own ~20 ns (GuardCostBenchmarks). BareOtherInstance, a second bare
+// instance, shows that spread; --launchCount 5 averages it (docs/nonce-safety.md, Cost).
 public class GuardChaCha20Poly1305Benchmarks : GuardBenchmarks
 {
     private ChaCha20Poly1305 _bare = null!;
     private GuardedChaCha20Poly1305 _guarded = null!;
+    private ChaCha20Poly1305 _other = null!;
+
+    // A second instance, same key: the instance-to-instance spread of the bare AEAD itself.
+    [Benchmark]
+    public void BareOtherInstance() => _other.Encrypt(NextNonce(), Plaintext, Ciphertext, Tag);
 
     protected override void Create(byte[] key)
     {
         _bare = new ChaCha20Poly1305(key);
-        _guarded = new GuardedChaCha20Poly1305(key);
+        _guarded = new GuardedChaCha20Poly1305(_bare, key, null);
+        _other = new ChaCha20Poly1305(key);
     }
 
     protected override void EncryptBare(ReadOnlySpan<byte> nonce) => _bare.Encrypt(nonce, Plaintext, Ciphertext, Tag);
@@ -108,8 +130,8 @@ public class GuardChaCha20Poly1305Benchmarks : GuardBenchmarks
 
     protected override void Dispose()
     {
-        _bare.Dispose();
-        _guarded.Dispose();
+        _guarded.Dispose(); // disposes _bare, which it wraps
+        _other.Dispose();
     }
 }
 
