@@ -102,18 +102,13 @@ public class GuardAesGcmBenchmarks : GuardBenchmarks
     }
 }
 
-// The guard wraps the very ChaCha20Poly1305 instance the bare row calls, so that the rows differ only by the
-// guard. Even so, BenchmarkDotNet runs each row in a process of its own, and .NET's ChaCha20Poly1305 (OpenSSL)
-// takes up to 15 % more or less per call in one process than in another, steadily within each:
-// far more than the guard's own ~20 ns (GuardCostBenchmarks). BareOtherInstance, a second bare
-// instance, shows that spread; --launchCount 5 averages it (docs/nonce-safety.md, Cost).
+// The same arrangement as GuardAesGcmBenchmarks, for the same reason.
 public class GuardChaCha20Poly1305Benchmarks : GuardBenchmarks
 {
     private ChaCha20Poly1305 _bare = null!;
     private GuardedChaCha20Poly1305 _guarded = null!;
     private ChaCha20Poly1305 _other = null!;
 
-    // A second bare instance, same key, measured like every row in a process of its own: the spread of the bare AEAD itself.
     [Benchmark]
     public void BareOtherInstance() => _other.Encrypt(NextNonce(), Plaintext, Ciphertext, Tag);
 
