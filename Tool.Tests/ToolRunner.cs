@@ -58,9 +58,23 @@ public static class ToolRunner
     }
 
     /// <summary>Starts the tool with all three standard streams redirected; the caller drives them.</summary>
-    public static Process Start(string workingDirectory, params string[] arguments)
+    public static Process Start(string workingDirectory, params string[] arguments) =>
+        StartProgram(workingDirectory, "dotnet", [ToolPath, .. arguments]);
+
+    /// <summary>
+    /// <see cref="Start(string, string[])"/>, with <paramref name="signal"/> (a name such as INT)
+    /// back at its default action in the tool. A program inherits the signals its parent ignores, and
+    /// the .NET runtime leaves an ignored signal ignored, so a test run started in the background
+    /// (SIGINT ignored) or under nohup (SIGHUP) could not signal the tool. coreutils' env
+    /// --default-signal restores the action and then runs dotnet in its own process, so the tool's
+    /// process ID is the one returned.
+    /// </summary>
+    public static Process StartWithDefaultSignal(string workingDirectory, string signal, params string[] arguments) =>
+        StartProgram(workingDirectory, "env", ["--default-signal=" + signal, "dotnet", ToolPath, .. arguments]);
+
+    private static Process StartProgram(string workingDirectory, string program, string[] arguments)
     {
-        var start = new ProcessStartInfo("dotnet")
+        var start = new ProcessStartInfo(program)
         {
             WorkingDirectory = workingDirectory,
             RedirectStandardInput = true,
@@ -68,7 +82,6 @@ public static class ToolRunner
             RedirectStandardError = true,
             UseShellExecute = false,
         };
-        start.ArgumentList.Add(ToolPath);
         foreach (string argument in arguments)
         {
             start.ArgumentList.Add(argument);
@@ -76,7 +89,7 @@ public static class ToolRunner
 
         start.Environment["DOTNET_CLI_TELEMETRY_OPTOUT"] = "1";
         start.Environment["DOTNET_NOLOGO"] = "1";
-        return Process.Start(start) ?? throw new InvalidOperationException("could not start dotnet");
+        return Process.Start(start) ?? throw new InvalidOperationException("could not start " + program);
     }
 
     public static async Task<byte[]> ReadAllAsync(Stream stream)
