@@ -66,8 +66,8 @@ public static class ToolRunner
     /// back at its default action in the tool. A program inherits the signals its parent ignores, and
     /// the .NET runtime leaves an ignored signal ignored, so a test run started in the background
     /// (SIGINT ignored) or under nohup (SIGHUP) could not signal the tool. coreutils' env
-    /// --default-signal restores the action and then runs dotnet in its own process, so the tool's
-    /// process ID is the one returned.
+    /// --default-signal restores the action and then replaces itself with dotnet (exec), so the
+    /// process returned is the tool's.
     /// </summary>
     public static Process StartWithDefaultSignal(string workingDirectory, string signal, params string[] arguments) =>
         StartProgram(workingDirectory, "env", ["--default-signal=" + signal, "dotnet", ToolPath, .. arguments]);

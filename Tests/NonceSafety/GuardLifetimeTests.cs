@@ -92,7 +92,7 @@ public class GuardLifetimeTests
     /// Puts one more object through the finalizer thread, whose finalizer overwrites 4 KiB of that
     /// thread's stack. Mono's GC scans thread stacks conservatively, and the guards' finalizers run on
     /// that thread: with nothing finalized after them, a stale slot of the last one kept its history
-    /// alive (1 of 20, every time this class ran alone under Mono; never in the whole suite, where
+    /// alive (1 of 20, every time this class ran alone under Mono; not in CI's whole-suite runs, where
     /// other finalizers ran after). What is still alive after this is held by the library.
     /// </summary>
     private sealed class StackScrub
