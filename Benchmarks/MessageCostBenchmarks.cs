@@ -34,7 +34,6 @@ public class MessageCostBenchmarks
     private PolyvalKey _messageAuthenticationKey;
     private CallCounter _calls;
     private KeyLifetime _lifetime;
-    private readonly byte[] _derivationBlocks = new byte[96];
     private byte[] _plaintext = [];
     private byte[] _ciphertext = [];
     private byte[] _polyvalInput = [];
@@ -52,8 +51,6 @@ public class MessageCostBenchmarks
     public int KeySize { get; set; }
 
     private int Rounds => KeySize == 16 ? 10 : 14;
-
-    private int DerivationBytes => KeySize == 16 ? 64 : 96;
 
     // What GcmSiv.Encrypt wipes for this message: from the first POLYVAL-key entry used to the
     // last round-key byte (GcmSiv.Wipe).
@@ -93,22 +90,9 @@ public class MessageCostBenchmarks
         _boringSsl?.Dispose();
     }
 
-    [Benchmark(Description = "1 key derivation (AES of 4 or 6 nonce blocks)"), Requires(Requirement.BackendAesNiVpclmulqdq)]
+    [Benchmark(Description = "1 key derivation (AES of 4 or 6 nonce blocks, in registers)"), Requires(Requirement.BackendAesNiVpclmulqdq)]
     public int DeriveKeyMaterial() =>
         GcmSiv<AesVector<AesNi>, PolyvalVpclmulqdq>.DeriveKeyMaterial(in _keyGeneratingKey, Rounds, _nonce, _derived);
-
-    // Issue 49's A/B, in one run: the AES of key derivation's blocks as one pass of 6 (AES-256) against
-    // 4 and then 2 as before; for AES-128 (4 blocks) the two are the same code.
-    [Benchmark(Description = "1a key derivation's AES, one pass (6 blocks for AES-256)"), Requires(Requirement.BackendAesNiVpclmulqdq)]
-    public void DerivationBlocks() =>
-        default(AesVector<AesNi>).EncryptBlocks(in _keyGeneratingKey, Rounds, _derivationBlocks.AsSpan(0, DerivationBytes), _derivationBlocks.AsSpan(0, DerivationBytes));
-
-    [Benchmark(Description = "1a' key derivation's AES, 4 then 2 blocks (before issue 49)"), Requires(Requirement.BackendAesNiVpclmulqdq)]
-    public void DerivationBlocksFourThenTwo()
-    {
-        default(AesVector<AesNi>).EncryptBlocks(in _keyGeneratingKey, Rounds, _derivationBlocks.AsSpan(0, 64), _derivationBlocks.AsSpan(0, 64));
-        default(AesVector<AesNi>).EncryptBlocks(in _keyGeneratingKey, Rounds, _derivationBlocks.AsSpan(64, DerivationBytes - 64), _derivationBlocks.AsSpan(64, DerivationBytes - 64));
-    }
 
     [Benchmark(Description = "2 message-encryption key expansion"), Requires(Requirement.BackendAesNiVpclmulqdq)]
     public void ExpandKey() => default(AesVector<AesNi>).ExpandKey(_derived.AsSpan(16, KeySize), ref _messageEncryptionKey);

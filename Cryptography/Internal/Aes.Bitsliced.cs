@@ -67,6 +67,9 @@ internal readonly struct AesBitslicedVector<TWide> : IAes
 
     public bool EncryptsBlockInRegisters => false;
 
+    /// <summary>Not used: this AES works in memory, so GcmSiv derives its keys through <see cref="EncryptBlocks"/>.</summary>
+    public void DeriveKeys(in AesKeySchedule keyGeneratingKey, int rounds, ref byte nonce, ref byte derived) => throw new NotSupportedException();
+
     public void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule) => default(AesBitsliced).ExpandKey(key, ref schedule);
 
     /// <summary>Key derivation (4 or 6 blocks) and the tag (1 block) fit one eight-block pass.</summary>
@@ -122,6 +125,9 @@ internal readonly struct AesBitsliced : IAes
     public int ScheduleBytes(int rounds) => (rounds + 1) * BlockSize;
 
     public bool EncryptsBlockInRegisters => false;
+
+    /// <summary>Not used: this AES works in memory, so GcmSiv derives its keys through <see cref="EncryptBlocks"/>.</summary>
+    public void DeriveKeys(in AesKeySchedule keyGeneratingKey, int rounds, ref byte nonce, ref byte derived) => throw new NotSupportedException();
 
     // FIPS-197 section 5.2 round constants x^0..x^9 in GF(2^8); indexed by the public round number only.
     private static ReadOnlySpan<byte> Rcon => [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1B, 0x36];

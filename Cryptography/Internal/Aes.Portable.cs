@@ -74,6 +74,9 @@ internal readonly struct AesPortable : IAes
 
     public bool EncryptsBlockInRegisters => false;
 
+    /// <summary>Not used: this AES works in memory, so GcmSiv derives its keys through <see cref="EncryptBlocks"/>.</summary>
+    public void DeriveKeys(in AesKeySchedule keyGeneratingKey, int rounds, ref byte nonce, ref byte derived) => throw new NotSupportedException();
+
     /// <summary>The fixsliced schedule: every round key bitsliced, its rows rotated to meet the state (ExpandKeyCore).</summary>
     public void ExpandKey(ReadOnlySpan<byte> key, ref AesKeySchedule schedule)
     {

@@ -69,14 +69,6 @@ internal readonly struct AesVector<TIsa> : IAes
         nuint length = (nuint)(input.Length & ~(BlockSize - 1));
         nuint offset = 0;
 
-        // Key derivation encrypts 4 (AES-128) or 6 (AES-256) blocks: run them as independent chains,
-        // all 6 side by side for AES-256 rather than 4 and then 2 one after the other.
-        if (length == 6 * BlockSize)
-        {
-            Encrypt6(in schedule, rounds, ref source, ref destination);
-            return;
-        }
-
         for (; length - offset >= 4 * BlockSize; offset += 4 * BlockSize)
         {
             (Vector128<byte> b0, Vector128<byte> b1, Vector128<byte> b2, Vector128<byte> b3) = Encrypt4(
@@ -112,21 +104,55 @@ internal readonly struct AesVector<TIsa> : IAes
     }
 
     /// <summary>
-    /// Six independent blocks from <paramref name="source"/> to <paramref name="destination"/> (which
-    /// may be the same memory): AES-256 key derivation's 6 nonce blocks in one pass of the rounds.
+    /// RFC 8452 section 4's key derivation in registers: the blocks LE32(i) || nonce for i = 0..3
+    /// (AES-128) or 0..5 (AES-256) are made, encrypted side by side and packed (the first 8 bytes of
+    /// each, two blocks to a key block) without going through memory, and only the 32 or 48 bytes of
+    /// key material are stored, at <paramref name="derived"/>: the message-authentication key, then
+    /// the message-encryption key. Through memory, each of those three steps waited for a 16-byte
+    /// store to be forwarded to the next step's load, on the message's critical path.
+    /// Not inlined, so the blocks stay in this frame's registers (nine vectors at most, x64 has
+    /// sixteen): no copy of them is left in a caller's stack slots.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void Encrypt6(in AesKeySchedule schedule, int rounds, ref byte source, ref byte destination)
+    public void DeriveKeys(in AesKeySchedule keyGeneratingKey, int rounds, ref byte nonce, ref byte derived) => DeriveKeysCore(in keyGeneratingKey, rounds, ref nonce, ref derived);
+
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
+    private static void DeriveKeysCore(in AesKeySchedule keyGeneratingKey, int rounds, ref byte nonce, ref byte derived)
     {
-        ref Vector128<byte> roundKeys = ref RoundKeys(in schedule);
+        ref Vector128<byte> roundKeys = ref RoundKeys(in keyGeneratingKey);
+        Vector128<uint> block = Vector128.Create(
+            0u,
+            Unsafe.ReadUnaligned<uint>(ref nonce),
+            Unsafe.ReadUnaligned<uint>(ref Unsafe.Add(ref nonce, 4)),
+            Unsafe.ReadUnaligned<uint>(ref Unsafe.Add(ref nonce, 8)));
         Vector128<byte> k = roundKeys;
-        Vector128<byte> x0 = TIsa.First(Vector128.LoadUnsafe(ref source), k);
-        Vector128<byte> x1 = TIsa.First(Vector128.LoadUnsafe(ref source, 16), k);
-        Vector128<byte> x2 = TIsa.First(Vector128.LoadUnsafe(ref source, 32), k);
-        Vector128<byte> x3 = TIsa.First(Vector128.LoadUnsafe(ref source, 48), k);
-        Vector128<byte> x4 = TIsa.First(Vector128.LoadUnsafe(ref source, 64), k);
-        Vector128<byte> x5 = TIsa.First(Vector128.LoadUnsafe(ref source, 80), k);
-        for (int r = 1; r < rounds - 1; r++)
+
+        // Lane 0 is the little-endian block index.
+        Vector128<byte> x0 = TIsa.First(block.AsByte(), k);
+        Vector128<byte> x1 = TIsa.First(block.WithElement(0, 1u).AsByte(), k);
+        Vector128<byte> x2 = TIsa.First(block.WithElement(0, 2u).AsByte(), k);
+        Vector128<byte> x3 = TIsa.First(block.WithElement(0, 3u).AsByte(), k);
+        if (rounds == 10)
+        {
+            for (int r = 1; r < 9; r++)
+            {
+                k = Unsafe.Add(ref roundKeys, r);
+                x0 = TIsa.Round(x0, k);
+                x1 = TIsa.Round(x1, k);
+                x2 = TIsa.Round(x2, k);
+                x3 = TIsa.Round(x3, k);
+            }
+
+            k = Unsafe.Add(ref roundKeys, 9);
+            Vector128<byte> last = Unsafe.Add(ref roundKeys, 10);
+            Unsafe.As<byte, Vector128<byte>>(ref derived) = Pack(TIsa.Final(TIsa.Penultimate(x0, k), last), TIsa.Final(TIsa.Penultimate(x1, k), last));
+            Unsafe.As<byte, Vector128<byte>>(ref Unsafe.Add(ref derived, 16)) = Pack(TIsa.Final(TIsa.Penultimate(x2, k), last), TIsa.Final(TIsa.Penultimate(x3, k), last));
+            return;
+        }
+
+        Vector128<byte> x4 = TIsa.First(block.WithElement(0, 4u).AsByte(), k);
+        Vector128<byte> x5 = TIsa.First(block.WithElement(0, 5u).AsByte(), k);
+        for (int r = 1; r < 13; r++)
         {
             k = Unsafe.Add(ref roundKeys, r);
             x0 = TIsa.Round(x0, k);
@@ -137,15 +163,20 @@ internal readonly struct AesVector<TIsa> : IAes
             x5 = TIsa.Round(x5, k);
         }
 
-        k = Unsafe.Add(ref roundKeys, rounds - 1);
-        Vector128<byte> last = Unsafe.Add(ref roundKeys, rounds);
-        TIsa.Final(TIsa.Penultimate(x0, k), last).StoreUnsafe(ref destination);
-        TIsa.Final(TIsa.Penultimate(x1, k), last).StoreUnsafe(ref destination, 16);
-        TIsa.Final(TIsa.Penultimate(x2, k), last).StoreUnsafe(ref destination, 32);
-        TIsa.Final(TIsa.Penultimate(x3, k), last).StoreUnsafe(ref destination, 48);
-        TIsa.Final(TIsa.Penultimate(x4, k), last).StoreUnsafe(ref destination, 64);
-        TIsa.Final(TIsa.Penultimate(x5, k), last).StoreUnsafe(ref destination, 80);
+        k = Unsafe.Add(ref roundKeys, 13);
+        Vector128<byte> last14 = Unsafe.Add(ref roundKeys, 14);
+        Unsafe.As<byte, Vector128<byte>>(ref derived) = Pack(TIsa.Final(TIsa.Penultimate(x0, k), last14), TIsa.Final(TIsa.Penultimate(x1, k), last14));
+        Unsafe.As<byte, Vector128<byte>>(ref Unsafe.Add(ref derived, 16)) = Pack(TIsa.Final(TIsa.Penultimate(x2, k), last14), TIsa.Final(TIsa.Penultimate(x3, k), last14));
+        Unsafe.As<byte, Vector128<byte>>(ref Unsafe.Add(ref derived, 32)) = Pack(TIsa.Final(TIsa.Penultimate(x4, k), last14), TIsa.Final(TIsa.Penultimate(x5, k), last14));
     }
+
+    /// <summary>The low 8 bytes of <paramref name="first"/>, then the low 8 bytes of <paramref name="second"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static Vector128<byte> Pack(Vector128<byte> first, Vector128<byte> second) =>
+        Vector128.ConditionalSelect(
+            Vector128.Create(0UL, ulong.MaxValue),
+            Vector128.Shuffle(second.AsUInt64(), Vector128.Create(0UL, 0UL)),
+            first.AsUInt64()).AsByte();
 
     /// <summary>
     /// Four independent blocks. They go in and out by value, not by reference: a reference to a

@@ -53,6 +53,15 @@ internal interface IAes
     bool EncryptsBlockInRegisters { get; }
 
     /// <summary>
+    /// RFC 8452 key derivation's AES for a backend that <see cref="EncryptsBlockInRegisters"/>: the
+    /// blocks LE32(i) || nonce (i = 0..3, or 0..5 for 14 rounds) under
+    /// <paramref name="keyGeneratingKey"/>, the first 8 bytes of each packed in order at
+    /// <paramref name="derived"/> (32 or 48 bytes). GcmSiv gives the other backends' blocks to
+    /// <see cref="EncryptBlocks"/> in memory and never calls this on them.
+    /// </summary>
+    void DeriveKeys(in AesKeySchedule keyGeneratingKey, int rounds, ref byte nonce, ref byte derived);
+
+    /// <summary>
     /// RFC 8452 CTR mode: keystream block i is AES(counterBlock with its first four bytes read as a
     /// little-endian integer plus i, mod 2^32); <c>output = input XOR keystream</c>. Any length;
     /// <paramref name="input"/> and <paramref name="output"/> have the same length and are either

@@ -186,8 +186,9 @@ internal static class GcmSiv<TAes, TPolyval>
     /// RFC 8452 section 4, key derivation: AES(keyGeneratingKey, LE32(i) || nonce) for i = 0..3
     /// (AES-128) or 0..5 (AES-256), keeping the first 8 bytes of each. Leaves in
     /// <paramref name="derived"/> (96 bytes of scratch) the 16-byte message-authentication key followed
-    /// by the message-encryption key, and returns the latter's length. All blocks go through one
-    /// EncryptBlocks call so a backend can run them in parallel.
+    /// by the message-encryption key, and returns the latter's length. A backend with AES instructions
+    /// makes, encrypts and packs the blocks in registers (IAes.DeriveKeys); a software one gets them
+    /// all in one EncryptBlocks call, so that it can run them in parallel.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)] // never run unoptimised: Tier0 code keeps every local, keys included, in stack slots
     internal static int DeriveKeyMaterial(in AesKeySchedule keyGeneratingKey, int rounds, ReadOnlySpan<byte> nonce, Span<byte> derived)
@@ -203,34 +204,7 @@ internal static class GcmSiv<TAes, TPolyval>
             return DeriveKeyMaterialScalar(in keyGeneratingKey, rounds, blockCount, ref nonceBytes, derived);
         }
 
-        Vector128<uint> block = Vector128.Create(
-            0u,
-            Unsafe.ReadUnaligned<uint>(ref nonceBytes),
-            Unsafe.ReadUnaligned<uint>(ref Unsafe.Add(ref nonceBytes, 4)),
-            Unsafe.ReadUnaligned<uint>(ref Unsafe.Add(ref nonceBytes, 8)));
-        for (int i = 0; i < blockCount; i++)
-        {
-            // LE32(i) || nonce: lane 0 is the little-endian counter.
-            block.WithElement(0, (uint)i).StoreUnsafe(ref Unsafe.As<byte, uint>(ref blocks), (nuint)(i * 4));
-        }
-
-        Span<byte> encrypted = derived[..(blockCount * BlockSize)];
-        default(TAes).EncryptBlocks(in keyGeneratingKey, rounds, encrypted, encrypted);
-
-        // Keep the first half of each block, packed: two blocks' halves make one key block. They are
-        // joined in a register and stored whole because the keys are read back at once as 16-byte
-        // vectors, and a 16-byte load that spans two 8-byte stores cannot be forwarded from the
-        // store buffer: it waits for both stores to retire, on the message's critical path.
-        // Pair i is read before it is written, and is written below the pairs still to be read.
-        ref Vector128<ulong> pairs = ref Unsafe.As<byte, Vector128<ulong>>(ref blocks);
-        for (int i = 0; i < blockCount / 2; i++)
-        {
-            Vector128<ulong> first = Unsafe.Add(ref pairs, 2 * i);
-            Vector128<ulong> second = Unsafe.Add(ref pairs, (2 * i) + 1);
-            Vector128<ulong> secondLow = Vector128.Shuffle(second, Vector128.Create(0UL, 0UL));
-            Unsafe.Add(ref pairs, i) = Vector128.ConditionalSelect(Vector128.Create(0UL, ulong.MaxValue), secondLow, first);
-        }
-
+        default(TAes).DeriveKeys(in keyGeneratingKey, rounds, ref nonceBytes, ref blocks);
         return (blockCount - 2) * 8;
     }
 
