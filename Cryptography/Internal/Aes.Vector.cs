@@ -125,31 +125,19 @@ internal readonly struct AesVector<TIsa> : IAes
             Unsafe.ReadUnaligned<uint>(ref nonce),
             Unsafe.ReadUnaligned<uint>(ref Unsafe.Add(ref nonce, 4)),
             Unsafe.ReadUnaligned<uint>(ref Unsafe.Add(ref nonce, 8)));
-        Vector128<byte> k = roundKeys;
 
         // Lane 0 is the little-endian block index.
-        Vector128<byte> x0 = TIsa.First(block.AsByte(), k);
-        Vector128<byte> x1 = TIsa.First(block.WithElement(0, 1u).AsByte(), k);
-        Vector128<byte> x2 = TIsa.First(block.WithElement(0, 2u).AsByte(), k);
-        Vector128<byte> x3 = TIsa.First(block.WithElement(0, 3u).AsByte(), k);
+        Vector128<byte> b0 = block.AsByte(), b1 = block.WithElement(0, 1u).AsByte(), b2 = block.WithElement(0, 2u).AsByte(), b3 = block.WithElement(0, 3u).AsByte();
         if (rounds == 10)
         {
-            for (int r = 1; r < 9; r++)
-            {
-                k = Unsafe.Add(ref roundKeys, r);
-                x0 = TIsa.Round(x0, k);
-                x1 = TIsa.Round(x1, k);
-                x2 = TIsa.Round(x2, k);
-                x3 = TIsa.Round(x3, k);
-            }
-
-            k = Unsafe.Add(ref roundKeys, 9);
-            Vector128<byte> last = Unsafe.Add(ref roundKeys, 10);
-            Unsafe.As<byte, Vector128<byte>>(ref derived) = Pack(TIsa.Final(TIsa.Penultimate(x0, k), last), TIsa.Final(TIsa.Penultimate(x1, k), last));
-            Unsafe.As<byte, Vector128<byte>>(ref Unsafe.Add(ref derived, 16)) = Pack(TIsa.Final(TIsa.Penultimate(x2, k), last), TIsa.Final(TIsa.Penultimate(x3, k), last));
+            (b0, b1, b2, b3) = Encrypt4(in keyGeneratingKey, rounds, b0, b1, b2, b3);
+            Unsafe.As<byte, Vector128<byte>>(ref derived) = Pack(b0, b1);
+            Unsafe.As<byte, Vector128<byte>>(ref Unsafe.Add(ref derived, 16)) = Pack(b2, b3);
             return;
         }
 
+        Vector128<byte> k = roundKeys;
+        Vector128<byte> x0 = TIsa.First(b0, k), x1 = TIsa.First(b1, k), x2 = TIsa.First(b2, k), x3 = TIsa.First(b3, k);
         Vector128<byte> x4 = TIsa.First(block.WithElement(0, 4u).AsByte(), k);
         Vector128<byte> x5 = TIsa.First(block.WithElement(0, 5u).AsByte(), k);
         for (int r = 1; r < 13; r++)
@@ -164,10 +152,10 @@ internal readonly struct AesVector<TIsa> : IAes
         }
 
         k = Unsafe.Add(ref roundKeys, 13);
-        Vector128<byte> last14 = Unsafe.Add(ref roundKeys, 14);
-        Unsafe.As<byte, Vector128<byte>>(ref derived) = Pack(TIsa.Final(TIsa.Penultimate(x0, k), last14), TIsa.Final(TIsa.Penultimate(x1, k), last14));
-        Unsafe.As<byte, Vector128<byte>>(ref Unsafe.Add(ref derived, 16)) = Pack(TIsa.Final(TIsa.Penultimate(x2, k), last14), TIsa.Final(TIsa.Penultimate(x3, k), last14));
-        Unsafe.As<byte, Vector128<byte>>(ref Unsafe.Add(ref derived, 32)) = Pack(TIsa.Final(TIsa.Penultimate(x4, k), last14), TIsa.Final(TIsa.Penultimate(x5, k), last14));
+        Vector128<byte> last = Unsafe.Add(ref roundKeys, 14);
+        Unsafe.As<byte, Vector128<byte>>(ref derived) = Pack(TIsa.Final(TIsa.Penultimate(x0, k), last), TIsa.Final(TIsa.Penultimate(x1, k), last));
+        Unsafe.As<byte, Vector128<byte>>(ref Unsafe.Add(ref derived, 16)) = Pack(TIsa.Final(TIsa.Penultimate(x2, k), last), TIsa.Final(TIsa.Penultimate(x3, k), last));
+        Unsafe.As<byte, Vector128<byte>>(ref Unsafe.Add(ref derived, 32)) = Pack(TIsa.Final(TIsa.Penultimate(x4, k), last), TIsa.Final(TIsa.Penultimate(x5, k), last));
     }
 
     /// <summary>The low 8 bytes of <paramref name="first"/>, then the low 8 bytes of <paramref name="second"/>.</summary>
